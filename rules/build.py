@@ -1,0 +1,101 @@
+"""§5-4 ビルド: equip slots, material, final stats and the legality of a build.
+
+Pure functions of the card set and a seat's build; the engine and the screens both use
+them, so the live check a player sees is the check the reveal applies.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Optional
+
+from attrs import frozen
+
+from .cards import CardSet, Stats
+
+HAND_SLOTS = 2
+
+
+@frozen
+class Violation:
+    """One broken build rule. `code`: no_race | same_name | part | hand_slots | material.
+    `cards`: the cards involved; `have` / `limit`: the numbers compared."""
+
+    code: str
+    cards: tuple[str, ...] = ()
+    part: Optional[str] = None
+    have: int = 0
+    limit: int = 0
+
+    def describe(self, cards: CardSet) -> str:
+        """A plain English reason (screens translate by `code`)."""
+        names = ", ".join(cards.card(c).name.en for c in self.cards)
+        if self.code == "no_race":
+            return "choose one of your two race candidates"
+        if self.code == "same_name":
+            return f"two cards of the same name are equipped: {names}"
+        if self.code == "part":
+            return f"two armor cards for the {self.part}: {names}"
+        if self.code == "hand_slots":
+            return f"{self.have} hand slots used, only {self.limit} exist: {names}"
+        if self.code == "material":
+            return f"equip cost {self.have} exceeds available material {self.limit}"
+        return self.code
+
+
+def final_stats(cards: CardSet, race: Optional[str], equipped: Iterable[str]) -> Stats:
+    """§2 最終能力値 = race stats + every equipped card's modifiers (a shield's included)."""
+    total = cards.race(race).stats if race else Stats()
+    for c in equipped:
+        total = total + cards.card(c).mods
+    return total
+
+
+def equip_cost(cards: CardSet, equipped: Iterable[str]) -> int:
+    """§5-4 マテリアル: the equipped defense cards' costs; attack cards cost nothing."""
+    return sum(cards.card(c).cost for c in equipped)
+
+
+def available_material(cards: CardSet, guild: str, materialized: Iterable[str]) -> int:
+    """§5-4 利用可能マテリアル = materialized cards' material + the guild's extra."""
+    return sum(cards.card(c).material for c in materialized) + cards.guild(guild).material_bonus
+
+
+def hand_slots_used(cards: CardSet, equipped: Iterable[str]) -> int:
+    """§5-4 手の装備枠: weapons and shields use 1 or 2 slots, magic none."""
+    return sum(cards.card(c).hands for c in equipped)
+
+
+def violations(cards: CardSet, race: Optional[str], equipped: tuple[str, ...],
+               available: int) -> tuple[Violation, ...]:
+    """Every rule of §5-4 装備枠 / 手の装備枠 / マテリアル the build breaks (empty = legal)."""
+    out: list[Violation] = []
+    if race is None:
+        out.append(Violation("no_race"))
+    by_name: dict[str, list[str]] = {}
+    for c in equipped:
+        by_name.setdefault(cards.card(c).id, []).append(c)
+    for group in by_name.values():
+        if len(group) > 1:
+            out.append(Violation("same_name", tuple(group)))
+    parts: dict[str, list[str]] = {}
+    for c in equipped:
+        card = cards.card(c)
+        if card.type == "armor":
+            parts.setdefault(card.part, []).append(c)
+    for part, group in parts.items():
+        if len(group) > 1:
+            out.append(Violation("part", tuple(group), part=part))
+    slots = hand_slots_used(cards, equipped)
+    if slots > HAND_SLOTS:
+        out.append(Violation("hand_slots", tuple(c for c in equipped if cards.card(c).hands),
+                             have=slots, limit=HAND_SLOTS))
+    cost, avail = equip_cost(cards, equipped), available
+    if cost > avail:
+        out.append(Violation("material", tuple(c for c in equipped if cards.card(c).cost),
+                             have=cost, limit=avail))
+    return tuple(out)
+
+
+def name_counts(cards: CardSet, equipped: Iterable[str]) -> Counter:
+    return Counter(cards.card(c).id for c in equipped)

@@ -1,0 +1,444 @@
+"""Card data: the schema of `cards.toml` and its loader.
+
+`cards.toml` is read with `tomllib` and structured with cattrs into the frozen attrs
+classes below. Bad data of any kind stops loading with one `CardDataError` whose message
+names the file, the card id and the field — never a traceback.
+
+The rulebook (§2 内容物とカードの見方, §4 セットアップ, §7 カード構成) fixes what a card
+shows: defense cards have equip cost, bid value (1..5), material, kind (armor with a part,
+shield with hands, accessory) and a number of copies; attack cards (weapons with 1 or 2
+hands, magic with none) have five point chips of 0, 1 or 2. Both may have stat modifiers
+and skills. The star mark (``star = true``) marks the standard set.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import attrs
+import cattrs
+from attrs import frozen
+from cattrs.v import format_exception
+
+STATS: tuple[str, ...] = ("mana", "str", "int", "dex", "def", "agi")
+PARTS: tuple[str, ...] = ("head", "body", "arms", "legs")
+RANGES: tuple[str, ...] = ("short", "mid", "long")
+TIMINGS: tuple[str, ...] = ("attack", "counter", "any", "defend", "turn")
+EFFECT_KINDS: tuple[str, ...] = (
+    "range",             # a range skill: short | mid | long            (§6 アタックカードの距離)
+    "add_zero_chips",    # defense: add `count` zero chips to the bag   (§6 防御スキル)
+    "add_crit_chips",    # add `count` crit chips (on a crit, or in a counter)
+    "crit_value",        # a drawn crit chip counts `value` for this target
+    "extra_targets",     # choose up to `count` more targets (repeats allowed)
+    "multi_area",        # targets in up to `count` areas of the attack area
+    "damage_reduction",  # defense: this target takes `amount` less
+    "mana_reduction",    # the other skills of this attack/counter cost `amount` less
+    "move_then_attack",  # continuous: may attack after moving this turn
+    "fixed_draws",       # draw exactly `count` chips, no continuation
+    "counter_block",     # the targets of this attack cannot counter
+)
+DEFAULT_CARDS_PATH = Path(__file__).resolve().parent.parent / "cards.toml"
+
+
+class CardDataError(Exception):
+    """Bad card data. The message names the file, the card id and the field."""
+
+
+def _check(cond: bool, message: str) -> None:
+    if not cond:
+        raise ValueError(message)
+
+
+@frozen
+class Text:
+    """A player-facing text in both languages."""
+
+    ja: str
+    en: str
+
+    def __attrs_post_init__(self) -> None:
+        _check(bool(self.ja.strip()) and bool(self.en.strip()), "text must not be empty")
+
+    def get(self, lang: str) -> str:
+        return self.ja if lang == "ja" else self.en
+
+
+@frozen
+class Stats:
+    """The six stats (§2 能力値). Missing stats are 0."""
+
+    values: tuple[int, int, int, int, int, int] = (0, 0, 0, 0, 0, 0)
+
+    def __getitem__(self, name: str) -> int:
+        return self.values[STATS.index(name)]
+
+    def __add__(self, other: "Stats") -> "Stats":
+        return Stats(tuple(a + b for a, b in zip(self.values, other.values)))  # type: ignore[arg-type]
+
+    def items(self) -> list[tuple[str, int]]:
+        return list(zip(STATS, self.values))
+
+    def nonzero(self) -> dict[str, int]:
+        return {k: v for k, v in zip(STATS, self.values) if v}
+
+    def meets(self, requires: "Stats") -> bool:
+        """§2 スキルの発動条件: every listed stat must be at least its value."""
+        return all(have >= need for have, need in zip(self.values, requires.values))
+
+    @classmethod
+    def of(cls, **kw: int) -> "Stats":
+        kw = {("def" if k == "def_" else k): v for k, v in kw.items()}
+        return cls(tuple(kw.get(s, 0) for s in STATS))  # type: ignore[arg-type]
+
+
+@frozen
+class Family:
+    """A skill family (スキル系統一覧): one skill per family per attack or counter."""
+
+    id: str
+    name: Text
+    rule: Optional[Text] = None
+
+
+@frozen
+class Series:
+    """A series (シリーズ効果): its cards' skills work only with 2+ of them equipped."""
+
+    id: str
+    name: Text
+
+
+@frozen
+class Effect:
+    """What a skill does; `kind` is one of EFFECT_KINDS, the other fields its parameters."""
+
+    kind: str
+    range: Optional[str] = None
+    count: Optional[int] = None
+    amount: Optional[int] = None
+    value: Optional[int] = None
+
+    def __attrs_post_init__(self) -> None:
+        _check(self.kind in EFFECT_KINDS, f"unknown effect kind {self.kind!r}")
+        if self.kind == "range":
+            _check(self.range in RANGES, "a range effect needs range = short | mid | long")
+        if self.kind in ("add_zero_chips", "add_crit_chips", "extra_targets", "multi_area",
+                         "fixed_draws"):
+            _check(self.count is not None and 1 <= self.count <= 9,
+                   f"{self.kind} needs count between 1 and 9")
+        if self.kind in ("damage_reduction", "mana_reduction"):
+            _check(self.amount is not None and 1 <= self.amount <= 9,
+                   f"{self.kind} needs amount between 1 and 9")
+        if self.kind == "crit_value":
+            _check(self.value is not None and 0 <= self.value <= 9,
+                   "crit_value needs value between 0 and 9")
+
+
+@frozen
+class Skill:
+    """A skill (§6 魔力を消費するスキル): requirements on final stats, a mana cost, a timing."""
+
+    id: str
+    name: Text
+    family: str
+    effect: Effect
+    requires: Stats = Stats()
+    mana: int = 0
+    timing: str = "any"
+    exclusive: bool = False        # 併用不可
+    continuous: Optional[str] = None  # end timing of a continuous skill, e.g. "turn_end"
+
+    def __attrs_post_init__(self) -> None:
+        _check(0 <= self.mana <= 9, "mana must be between 0 and 9")
+        _check(self.timing in TIMINGS, f"timing must be one of {', '.join(TIMINGS)}")
+        _check(self.continuous in (None, "turn_end", "next_turn_start"),
+               "continuous must be turn_end or next_turn_start")
+
+
+@frozen
+class Race:
+    id: str
+    name: Text
+    stats: Stats
+
+
+@frozen
+class Trait:
+    """A guild trait: auction 《競売》, appraisal 《鑑定》, or extra material for the build."""
+
+    kind: Literal["auction", "appraisal", "material"]
+    name: Text
+    amount: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind == "material":
+            _check(1 <= self.amount <= 9, "a material trait needs amount between 1 and 9")
+
+
+@frozen
+class Guild:
+    id: str
+    number: int
+    name: Text
+    trait: Trait
+
+    def __attrs_post_init__(self) -> None:
+        _check(1 <= self.number <= 7, "number must be between 1 and 7")
+
+    @property
+    def material_bonus(self) -> int:
+        return self.trait.amount if self.trait.kind == "material" else 0
+
+
+@frozen
+class DefenseCard:
+    """A defense card (§2 ディフェンスカード)."""
+
+    id: str
+    name: Text
+    type: Literal["armor", "shield", "accessory"]
+    cost: int
+    bid: int
+    material: int
+    copies: int
+    star: bool
+    part: Optional[str] = None
+    hands: int = 0
+    mods: Stats = Stats()
+    series: Optional[str] = None
+    skills: tuple[Skill, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        _check(1 <= self.bid <= 5, "bid must be between 1 and 5")
+        _check(0 <= self.cost <= 20, "cost must be between 0 and 20")
+        _check(0 <= self.material <= 20, "material must be between 0 and 20")
+        _check(1 <= self.copies <= 20, "copies must be between 1 and 20")
+        if self.type == "armor":
+            _check(self.part in PARTS, "armor needs part = head | body | arms | legs")
+        else:
+            _check(self.part is None, "only armor has a part")
+        if self.type == "shield":
+            _check(self.hands in (1, 2), "a shield needs hands = 1 or 2")
+        else:
+            _check(self.hands == 0, "only shields and weapons use hands")
+
+    is_attack = False
+
+
+@frozen
+class AttackCard:
+    """An attack card (§2 アタックカード): a weapon (1 or 2 hands) or magic (no hand slot)."""
+
+    id: str
+    name: Text
+    type: Literal["weapon", "magic"]
+    chips: tuple[int, ...]
+    star: bool
+    hands: int = 0
+    mods: Stats = Stats()
+    series: Optional[str] = None
+    skills: tuple[Skill, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        _check(len(self.chips) == 5, "an attack card has exactly five point chips")
+        _check(all(c in (0, 1, 2) for c in self.chips), "each point chip is 0, 1 or 2")
+        if self.type == "weapon":
+            _check(self.hands in (1, 2), "a weapon needs hands = 1 or 2")
+        else:
+            _check(self.hands == 0, "magic uses no hand slot (hands = 0)")
+        _check(any(s.effect.kind == "range" for s in self.skills),
+               "an attack card needs at least one range skill")
+
+    is_attack = True
+    cost = 0
+
+
+Card = DefenseCard | AttackCard
+
+
+@frozen
+class CardSet:
+    """Everything in `cards.toml`, with lookups by id."""
+
+    families: tuple[Family, ...]
+    series: tuple[Series, ...]
+    races: tuple[Race, ...]
+    guilds: tuple[Guild, ...]
+    defense: tuple[DefenseCard, ...]
+    attack: tuple[AttackCard, ...]
+    source: str = attrs.field(default="cards.toml", eq=False)
+    _index: dict = attrs.field(factory=dict, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        for group in (self.families, self.series, self.races, self.guilds, self.defense,
+                      self.attack):
+            for item in group:
+                self._index[item.id] = item
+
+    def card(self, card_id: str) -> Card:
+        """The card of an id or of a physical copy id (``"iron_helm#2"``)."""
+        return self._index[card_id.split("#", 1)[0]]
+
+    def race(self, race_id: str) -> Race:
+        return self._index[race_id]
+
+    def guild(self, guild_id: str) -> Guild:
+        return self._index[guild_id]
+
+    def family(self, family_id: str) -> Family:
+        return self._index[family_id]
+
+    def __hash__(self) -> int:  # a card set is used by identity
+        return id(self)
+
+
+# --------------------------------------------------------------------------- loading
+
+def _strict(kind: type) -> Any:
+    def hook(value: Any, _t: Any) -> Any:
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value
+    return hook
+
+
+def _structure_stats(value: Any, _t: Any) -> Stats:
+    if not isinstance(value, dict):
+        raise TypeError("expected a table of stats")
+    unknown = sorted(set(value) - set(STATS))
+    if unknown:
+        raise ValueError(f"unknown stat {unknown[0]!r} (stats: {', '.join(STATS)})")
+    for k, v in value.items():
+        if type(v) is not int:
+            raise TypeError(f"stat {k} must be an integer")
+        if not -9 <= v <= 20:
+            raise ValueError(f"stat {k} must be between -9 and 20")
+    return Stats(tuple(value.get(s, 0) for s in STATS))  # type: ignore[arg-type]
+
+
+def _make_converter() -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True)
+    conv.register_structure_hook(int, _strict(int))
+    conv.register_structure_hook(str, _strict(str))
+    conv.register_structure_hook(bool, _strict(bool))
+    conv.register_structure_hook(Stats, _structure_stats)
+    return conv
+
+
+_CONVERTER = _make_converter()
+
+
+def _format(exc: BaseException, type_: Any) -> str:
+    if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, cattrs.BaseValidationError):
+        msg = str(exc)
+        if msg and "object is not iterable" not in msg:
+            return msg
+    return format_exception(exc, type_)
+
+
+_SECTIONS: tuple[tuple[str, type], ...] = (
+    ("family", Family), ("series", Series), ("race", Race), ("guild", Guild),
+    ("defense", DefenseCard), ("attack", AttackCard),
+)
+
+
+def _first_problem(exc: BaseException) -> tuple[str, str]:
+    """(field path, problem) of the first error in a cattrs exception."""
+    lines = cattrs.transform_error(exc, path="", format_exception=_format)
+    line = lines[0] if lines else str(exc)
+    problem, _, path = line.rpartition(" @ ")
+    if not problem:
+        problem, path = line, ""
+    return path.lstrip("."), problem
+
+
+def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
+    """Parse card data from TOML text. Raises CardDataError with one clear message."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CardDataError(f"{source}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # pragma: no cover - loads takes str
+        raise CardDataError(f"{source}: not UTF-8 text: {exc}") from None
+    unknown = sorted(set(raw) - {name for name, _ in _SECTIONS})
+    if unknown:
+        raise CardDataError(f"{source}: unknown section [[{unknown[0]}]] "
+                            f"(sections: {', '.join(n for n, _ in _SECTIONS)})")
+    groups: dict[str, tuple] = {}
+    for name, cls in _SECTIONS:
+        entries = raw.get(name, [])
+        if not isinstance(entries, list):
+            raise CardDataError(f"{source}: [[{name}]] must be an array of tables")
+        items = []
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                raise CardDataError(f"{source}: {name} #{i + 1}: must be a table")
+            ident = entry.get("id") if isinstance(entry.get("id"), str) else f"#{i + 1}"
+            try:
+                items.append(_CONVERTER.structure(entry, cls))
+            except Exception as exc:  # noqa: BLE001 - every problem becomes one message
+                path, problem = _first_problem(exc)
+                where = f", field {path}" if path else ""
+                raise CardDataError(f"{source}: {name} {ident!r}{where}: {problem}") from None
+        groups[name] = tuple(items)
+    _cross_check(groups, source)
+    return CardSet(families=groups["family"], series=groups["series"], races=groups["race"],
+                   guilds=groups["guild"], defense=groups["defense"], attack=groups["attack"],
+                   source=source)
+
+
+def _cross_check(groups: dict[str, tuple], source: str) -> None:
+    seen: dict[str, str] = {}
+    for name, items in groups.items():
+        for item in items:
+            if "#" in item.id or not item.id:
+                raise CardDataError(f"{source}: {name} {item.id!r}, field id: "
+                                    "an id must be non-empty and must not contain '#'")
+            if item.id in seen:
+                raise CardDataError(f"{source}: {name} {item.id!r}, field id: duplicate id "
+                                    f"(already used by a {seen[item.id]})")
+            seen[item.id] = name
+    families = {f.id for f in groups["family"]}
+    series = {s.id for s in groups["series"]}
+    numbers: dict[int, str] = {}
+    for g in groups["guild"]:
+        if g.number in numbers:
+            raise CardDataError(f"{source}: guild {g.id!r}, field number: number {g.number} "
+                                f"is also guild {numbers[g.number]!r}")
+        numbers[g.number] = g.id
+    for name in ("defense", "attack"):
+        for card in groups[name]:
+            if card.series is not None and card.series not in series:
+                raise CardDataError(f"{source}: {name} {card.id!r}, field series: "
+                                    f"unknown series {card.series!r}")
+            for k, skill in enumerate(card.skills):
+                if skill.family not in families:
+                    raise CardDataError(f"{source}: {name} {card.id!r}, field skills[{k}].family: "
+                                        f"unknown family {skill.family!r}")
+                if skill.effect.kind == "range" and name == "defense":
+                    raise CardDataError(f"{source}: {name} {card.id!r}, field skills[{k}].effect: "
+                                        "range skills belong on attack cards")
+
+
+def load_cards(path: str | Path | None = None) -> CardSet:
+    """Load `cards.toml` (the shipped one by default). Raises CardDataError."""
+    p = Path(path) if path is not None else DEFAULT_CARDS_PATH
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise CardDataError(f"{p}: cannot read card data: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CardDataError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    return parse_cards(text, source=str(p))
+
+
+_DEFAULT: list[CardSet] = []
+
+
+def default_cards() -> CardSet:
+    """The shipped card set, loaded once."""
+    if not _DEFAULT:
+        _DEFAULT.append(load_cards())
+    return _DEFAULT[0]

@@ -1,0 +1,649 @@
+"""The state machine: `new_game`, `pending`, `legal_actions`, `apply`.
+
+    >>> from rules import new_game, legal_actions, apply, Config
+    >>> state, events = new_game(Config(players=3), seed=1)
+    >>> state.phase
+    'draft'
+    >>> action = legal_actions(state)[0]
+    >>> state2, events = apply(state, action)
+    >>> state2 is not state
+    True
+
+`apply` accepts exactly the actions `legal_actions` lists and raises `IllegalAction`
+with a readable reason for anything else; the state it was given never changes.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+from attrs import frozen
+
+from . import rng as R
+from .actions import (Action, Appraise, Assign, ChooseRace, Confirm, Decline, IllegalAction,
+                      Pass, Pay, Pick, PlaceBid, Remove, Swap, UseAuction)
+from .bidding import TargetResult, auction_options, resolve_target
+from .build import available_material, final_stats, violations
+from .cards import CardSet, default_cards
+from .events import (Appraised, AuctionUsed, BidCardChosen, BidPlaced, BidRoundStarted,
+                     BidsRevealed, BuildConfirmed, BuildRevealed, BuildStarted, CardAssigned,
+                     CardPicked, CardRemoved, CardsReturned, DeckReshuffled, DieRolled,
+                     DraftEnded, Event, GuildsDealt, HandDealt, HandsPassed, OrderDecided,
+                     Passed, PhaseStarted, RaceChosen, RacesDealt, RevealedBid,
+                     StartSeatChosen, TargetsDiscarded, TargetsRevealed, TargetUnsold,
+                     TargetWon)
+from .state import (BID_ROUNDS, DRAFT_HAND_SIZE, BiddingState, Bid, Config, GameState, Phase,
+                    SeatState)
+
+Events = list[Event]
+
+
+@frozen
+class Decision:
+    """Who must decide what next. `kind`: draft_pick | bid | auction | payment | appraisal |
+    build | reveal_fix | battle | over. Simultaneous decisions (draft, build) list every seat
+    that still has to act."""
+
+    kind: str
+    seats: tuple[int, ...]
+
+
+# ------------------------------------------------------------------------- set-up §4, §5-1
+
+def copies_of(cards: CardSet, first_game: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The physical defense and attack cards of the decks (§4: first game = no star)."""
+    defense = tuple(f"{c.id}#{k}" for c in cards.defense if not (first_game and c.star)
+                    for k in range(1, c.copies + 1))
+    attack = tuple(c.id for c in cards.attack if not (first_game and c.star))
+    return defense, attack
+
+
+def new_game(config: Config = Config(), cards: Optional[CardSet] = None,
+             seed: int = 0) -> tuple[GameState, Events]:
+    """§4 セットアップ and §5-1 配布, then the deal of §5-2: guilds shuffled and dealt and
+    revealed; the lowest guild number starts; races dealt one at a time clockwise from the
+    start seat until each seat has 2; decks shuffled; 8 defense cards to each seat; the
+    targets of bid rounds 1 and 2 revealed."""
+    cards = cards or default_cards()
+    n = config.players
+    if len(cards.guilds) < n or len(cards.races) < 2 * n:
+        raise ValueError(f"{cards.source}: not enough guilds or races for {n} players")
+    events: Events = []
+    rs = R.seed_state(seed)
+    guilds, rs = R.shuffle(rs, [g.id for g in cards.guilds])
+    guilds = guilds[:n]
+    events.append(GuildsDealt(guilds))
+    start = min(range(n), key=lambda i: cards.guild(guilds[i]).number)
+    events.append(StartSeatChosen(start, cards.guild(guilds[start]).number))
+    races, rs = R.shuffle(rs, [r.id for r in cards.races])
+    cands: list[list[str]] = [[] for _ in range(n)]
+    for k in range(2 * n):
+        cands[(start + k) % n].append(races[k])
+    events.append(RacesDealt(tuple(tuple(c) for c in cands)))
+    defense, attack = copies_of(cards, config.first_game)
+    defense_deck, rs = R.shuffle(rs, defense)
+    attack_deck, rs = R.shuffle(rs, attack)
+    state = GameState(config=config, cards=cards, rng=rs, phase=Phase.DRAFT,
+                      seats=tuple(SeatState(guild=guilds[i], race_candidates=tuple(cands[i]))
+                                  for i in range(n)),
+                      start_seat=start, defense_deck=defense_deck, attack_deck=attack_deck)
+    for k in range(n):
+        seat = (start + k) % n
+        dealt, state = _draw(state, "defense", DRAFT_HAND_SIZE, events)
+        state = state.with_seat(seat, hand=dealt)
+        events.append(HandDealt(seat, dealt))
+    per_round, rounds = BID_ROUNDS[n]
+    first, state = _draw(state, "attack", per_round, events)
+    events.append(TargetsRevealed(1, first))
+    second: tuple[str, ...] = ()
+    if rounds > 1:
+        second, state = _draw(state, "attack", per_round, events)
+        events.append(TargetsRevealed(2, second))
+    bidding = BiddingState(round=0, leader=start, turn=start, current=first, upcoming=second,
+                           passed=(False,) * n)
+    state = attrs.evolve(state, bidding=bidding)
+    events.append(PhaseStarted(Phase.DRAFT))
+    return state, events
+
+
+def _draw(state: GameState, deck: str, count: int, events: Events
+          ) -> tuple[tuple[str, ...], GameState]:
+    """Take `count` cards from the top of a deck. §7 デッキがなくなった場合: an empty deck is
+    replaced by its shuffled discard pile. Fewer cards come back only if both are empty."""
+    pile = getattr(state, f"{deck}_deck")
+    discard = getattr(state, f"{deck}_discard")
+    rs = state.rng
+    out: list[str] = []
+    while len(out) < count:
+        if not pile:
+            if not discard:
+                break
+            pile, rs = R.shuffle(rs, discard)
+            events.append(DeckReshuffled(deck, len(pile)))
+            discard = ()
+        out.append(pile[0])
+        pile = pile[1:]
+    state = attrs.evolve(state, rng=rs, **{f"{deck}_deck": pile, f"{deck}_discard": discard})
+    return tuple(out), state
+
+
+# ---------------------------------------------------------------------- pending decision
+
+def pending(state: GameState) -> Decision:
+    """Who must decide what next (DESIGN.md "One pending decision")."""
+    n = state.players
+    if state.phase == Phase.DRAFT:
+        return Decision("draft_pick", tuple(i for i in range(n)
+                                            if state.seats[i].draft_choice is None))
+    if state.phase == Phase.BIDDING:
+        b = state.bidding
+        assert b is not None
+        if b.step == "bid":
+            return Decision("bid", (b.turn,))
+        if b.step == "auction":
+            return Decision("auction", _auction_seats(state))
+        if b.step == "payment":
+            res = _next_payment(state)
+            assert res is not None
+            return Decision("payment", (res.winner,))
+        if b.step == "appraisal":
+            return Decision("appraisal", _trait_seats(state, "appraisal"))
+    if state.phase == Phase.BUILD:
+        return Decision("build", tuple(i for i in range(n) if not state.seats[i].confirmed))
+    if state.phase == Phase.REVEAL:
+        assert state.reveal_seat is not None
+        return Decision("reveal_fix", (state.reveal_seat,))
+    if state.phase == Phase.BATTLE:
+        return Decision("battle", ())
+    return Decision("over", ())
+
+
+def _trait_seats(state: GameState, kind: str) -> tuple[int, ...]:
+    return tuple(i for i, s in enumerate(state.seats)
+                 if state.cards.guild(s.guild).trait.kind == kind)
+
+
+def _auction_seats(state: GameState) -> tuple[int, ...]:
+    b = state.bidding
+    return tuple(i for i in _trait_seats(state, "auction")
+                 if not state.seats[i].auction_used and auction_options(b.bids, i))
+
+
+# -------------------------------------------------------------------------- legal actions
+
+def legal_actions(state: GameState, seat: Optional[int] = None) -> list[Action]:
+    """Exactly the actions `apply` accepts now (of one seat, if given)."""
+    decision = pending(state)
+    seats = decision.seats if seat is None else tuple(s for s in decision.seats if s == seat)
+    out: list[Action] = []
+    for s in seats:
+        out.extend(_LEGAL[decision.kind](state, s))
+    return out
+
+
+def _legal_draft(state: GameState, s: int) -> list[Action]:
+    return [Pick(s, c) for c in state.seats[s].hand]
+
+
+def _bid_cards(state: GameState, s: int) -> tuple[str, ...]:
+    """§5-3: bids use defense cards (the bid value is printed on defense cards only)."""
+    return tuple(c for c in state.seats[s].hand if not state.cards.card(c).is_attack)
+
+
+def _legal_bid(state: GameState, s: int) -> list[Action]:
+    b = state.bidding
+    out: list[Action] = [PlaceBid(s, t, c) for t in b.current for c in _bid_cards(state, s)]
+    out.append(Pass(s))
+    return out
+
+
+def _legal_auction(state: GameState, s: int) -> list[Action]:
+    return [UseAuction(s, b.card) for b in auction_options(state.bidding.bids, s)] + [Decline(s)]
+
+
+def _legal_payment(state: GameState, s: int) -> list[Action]:
+    res = _next_payment(state)
+    return [Pay(s, res.target, c) for c in res.candidates]
+
+
+def _legal_appraisal(state: GameState, s: int) -> list[Action]:
+    return [Appraise(s, t) for t in _untouched(state)] + [Decline(s)]
+
+
+def _legal_build(state: GameState, s: int) -> list[Action]:
+    seat = state.seats[s]
+    out: list[Action] = [ChooseRace(s, r) for r in seat.race_candidates if r != seat.race]
+    for c in seat.hand:
+        out.append(Assign(s, c, "equip"))
+        if not state.cards.card(c).is_attack:
+            out.append(Assign(s, c, "materialize"))
+    for c in seat.equipped + seat.materialized:
+        out.append(Assign(s, c, "unused"))
+    for c in seat.equipped:
+        if not state.cards.card(c).is_attack:
+            out.append(Assign(s, c, "materialize"))
+    for c in seat.materialized:
+        out.append(Assign(s, c, "equip"))
+    if seat.race is not None:
+        out.append(Confirm(s))
+    return out
+
+
+def _legal_reveal(state: GameState, s: int) -> list[Action]:
+    seat = state.seats[s]
+    out: list[Action] = [Remove(s, c) for c in seat.equipped]
+    if state.config.reveal_swap:
+        out.extend(Swap(s, c, r) for c in seat.equipped for r in seat.hand)
+    return out
+
+
+_LEGAL = {
+    "draft_pick": _legal_draft, "bid": _legal_bid, "auction": _legal_auction,
+    "payment": _legal_payment, "appraisal": _legal_appraisal, "build": _legal_build,
+    "reveal_fix": _legal_reveal, "battle": lambda st, s: [], "over": lambda st, s: [],
+}
+
+
+# ----------------------------------------------------------------------------------- apply
+
+def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
+    """Apply one action; returns the new state and the events it caused."""
+    if action not in legal_actions(state):
+        code, reason = explain_illegal(state, action)
+        raise IllegalAction(code, reason)
+    events: Events = []
+    new = _APPLY[type(action)](state, action, events)
+    return new, events
+
+
+def explain_illegal(state: GameState, action: object) -> tuple[str, str]:
+    """Why `action` is not legal now: (code, readable reason)."""
+    decision = pending(state)
+    s = getattr(action, "seat", None)
+    name = type(action).__name__
+    if not isinstance(s, int) or not 0 <= s < state.players:
+        return "no_such_seat", f"there is no seat {s!r} in a {state.players}-player game"
+    if decision.kind == "over":
+        return "game_over", "the game is over"
+    if s not in decision.seats:
+        waiting = ", ".join(str(x) for x in decision.seats) or "nobody"
+        return "not_your_turn", (f"seat {s} cannot act now: waiting for {decision.kind} "
+                                 f"from seat {waiting}")
+    seat = state.seats[s]
+    card = getattr(action, "card", None)
+    expected = _EXPECTED.get(decision.kind, ())
+    if not isinstance(action, expected):
+        allowed = " or ".join(t.__name__ for t in expected) or "nothing"
+        return "wrong_action", f"{name} is not possible now: the {decision.kind} decision takes {allowed}"
+    if decision.kind == "bid" and isinstance(action, PlaceBid):
+        if action.target not in state.bidding.current:
+            return "not_a_target", f"{action.target!r} is not a target of this bid round"
+        if card not in seat.hand:
+            return "card_not_in_hand", f"{card!r} is not in seat {s}'s hand"
+        return "attack_card_bid", "only defense cards have a bid value; attack cards cannot be bid"
+    if decision.kind == "build" and isinstance(action, Assign):
+        if card not in seat.hand + seat.equipped + seat.materialized:
+            return "card_not_owned", f"{card!r} is not one of seat {s}'s cards"
+        if action.to == "materialize":
+            return "attack_card_material", "attack cards have no material and cannot be materialized"
+        return "no_change", f"{card!r} is already {action.to}"
+    if decision.kind == "build" and isinstance(action, Confirm):
+        return "no_race", "choose one of your two race candidates before confirming"
+    if isinstance(action, (Pick, Remove, Swap, Pay, UseAuction)):
+        return "bad_card", f"{card!r} cannot be chosen for {name} now"
+    if isinstance(action, (Appraise,)):
+        return "bad_target", f"{action.target!r} is not a target nobody bid on this round"
+    if isinstance(action, ChooseRace):
+        return "bad_race", f"{action.race!r} is not one of seat {s}'s race candidates"
+    return "illegal", f"{name} is not legal now"
+
+
+_EXPECTED: dict[str, tuple[type, ...]] = {
+    "draft_pick": (Pick,), "bid": (PlaceBid, Pass), "auction": (UseAuction, Decline),
+    "payment": (Pay,), "appraisal": (Appraise, Decline),
+    "build": (ChooseRace, Assign, Confirm), "reveal_fix": (Remove, Swap),
+}
+
+
+# ------------------------------------------------------------------------------ §5-2 draft
+
+def _apply_pick(state: GameState, a: Pick, events: Events) -> GameState:
+    """§5-2 カードの選択: each seat picks one card face down; when all have, the hands
+    pass clockwise. The last card of a hand is taken automatically."""
+    state = state.with_seat(a.seat, draft_choice=a.card)
+    events.append(CardPicked(a.seat, a.card))
+    if any(s.draft_choice is None for s in state.seats):
+        return state
+    n = state.players
+    left = []
+    for i, s in enumerate(state.seats):
+        hand = list(s.hand)
+        hand.remove(s.draft_choice)
+        left.append(tuple(hand))
+        state = state.with_seat(i, picks=s.picks + (s.draft_choice,), draft_choice=None)
+    # Hands pass clockwise: seat i receives the hand of seat i-1.
+    for i in range(n):
+        state = state.with_seat(i, hand=left[(i - 1) % n])
+    remaining = len(state.seats[0].hand)
+    events.append(HandsPassed(remaining))
+    if remaining == 1:
+        for i, s in enumerate(state.seats):
+            events.append(CardPicked(i, s.hand[0], auto=True))
+            state = state.with_seat(i, picks=s.picks + s.hand, hand=())
+        remaining = 0
+    if remaining == 0:
+        for i, s in enumerate(state.seats):
+            state = state.with_seat(i, hand=s.picks, picks=())
+        events.append(DraftEnded())
+        state = attrs.evolve(state, phase=Phase.BIDDING)
+        events.append(PhaseStarted(Phase.BIDDING))
+        b = state.bidding
+        events.append(BidRoundStarted(1, b.leader, b.current, b.upcoming))
+    return state
+
+
+# ---------------------------------------------------------------------------- §5-3 bidding
+
+def _next_turn(state: GameState) -> GameState:
+    b = state.bidding
+    n = state.players
+    for k in range(1, n + 1):
+        s = (b.turn + k) % n
+        if not b.passed[s]:
+            return attrs.evolve(state, bidding=attrs.evolve(b, turn=s))
+    return state
+
+
+def _apply_bid(state: GameState, a: PlaceBid, events: Events) -> GameState:
+    """§5-3 入札ラウンド: one face-down card on one target; at most 2 bids a round, the
+    2nd bid passes automatically; both may go on one target."""
+    b = state.bidding
+    hand = list(state.seats[a.seat].hand)
+    hand.remove(a.card)
+    state = state.with_seat(a.seat, hand=tuple(hand))
+    value = state.cards.card(a.card).bid
+    bids = b.bids + (Bid(a.seat, a.target, a.card, value),)
+    b = attrs.evolve(b, bids=bids)
+    events.append(BidPlaced(a.seat, a.target))
+    events.append(BidCardChosen(a.seat, a.target, a.card))
+    if sum(1 for x in bids if x.seat == a.seat) >= 2:
+        b = attrs.evolve(b, passed=_set(b.passed, a.seat, True))
+        events.append(Passed(a.seat, auto=True))
+    return _after_bid_turn(attrs.evolve(state, bidding=b), events)
+
+
+def _apply_pass(state: GameState, a: Pass, events: Events) -> GameState:
+    """§5-3: a pass is final for this bid round."""
+    b = state.bidding
+    events.append(Passed(a.seat))
+    b = attrs.evolve(b, passed=_set(b.passed, a.seat, True))
+    return _after_bid_turn(attrs.evolve(state, bidding=b), events)
+
+
+def _after_bid_turn(state: GameState, events: Events) -> GameState:
+    b = state.bidding
+    if not all(b.passed):
+        return _next_turn(state)
+    # §5-3 入札結果: all passed — every bid card is revealed together.
+    events.append(BidsRevealed(b.round + 1, tuple(RevealedBid(x.seat, x.target, x.card, x.value)
+                                                  for x in b.bids)))
+    state = attrs.evolve(state, bidding=attrs.evolve(b, step="auction"))
+    if _auction_seats(state):
+        return state
+    return _resolve(state, events)
+
+
+def _apply_auction(state: GameState, a: UseAuction, events: Events) -> GameState:
+    """§5-3 金鷹《競売》: once per game, before resolution, +1 (5 → 6) to one of the owner's
+    bids that ties another player's bid on the same target."""
+    b = state.bidding
+    bids = tuple(attrs.evolve(x, value=x.value + 1) if (x.seat == a.seat and x.card == a.card)
+                 else x for x in b.bids)
+    boosted = next(x for x in bids if x.card == a.card)
+    events.append(AuctionUsed(a.seat, boosted.target, a.card, boosted.value))
+    state = state.with_seat(a.seat, auction_used=True)
+    state = attrs.evolve(state, bidding=attrs.evolve(b, bids=bids))
+    return _resolve(state, events)
+
+
+def _apply_decline(state: GameState, a: Decline, events: Events) -> GameState:
+    b = state.bidding
+    if b.step == "auction":
+        return _resolve(state, events)
+    # appraisal declined
+    return _end_round(state, events)
+
+
+def _results(state: GameState) -> list[TargetResult]:
+    b = state.bidding
+    return [resolve_target(t, b.bids) for t in b.current]
+
+
+def _next_payment(state: GameState) -> Optional[TargetResult]:
+    """The next won target whose winner must choose between different equal-value cards."""
+    chosen = {t for t, _ in state.bidding.payments}
+    for res in _results(state):
+        if res.winner is not None and res.target not in chosen and \
+                len({state.cards.card(c).id for c in res.candidates}) > 1:
+            return res
+    return None
+
+
+def _apply_pay(state: GameState, a: Pay, events: Events) -> GameState:
+    b = state.bidding
+    state = attrs.evolve(state, bidding=attrs.evolve(b, payments=b.payments + ((a.target, a.card),)))
+    return _resolve(state, events)
+
+
+def _resolve(state: GameState, events: Events) -> GameState:
+    """§5-3 入札結果: per target the highest single bidder wins and pays exactly one card
+    of the deciding value (their choice among different ones) to the defense discard;
+    every other bid card returns to its owner's hand."""
+    b = state.bidding
+    if _next_payment(state) is not None:
+        return attrs.evolve(state, bidding=attrs.evolve(b, step="payment"))
+    chosen = dict(b.payments)
+    paid: set[str] = set()
+    won: set[str] = set()
+    untouched: list[str] = []
+    for res in _results(state):
+        if res.winner is None:
+            events.append(TargetUnsold(res.target, res.reason))
+            if res.reason == "no_bids":
+                untouched.append(res.target)
+            continue
+        card = chosen.get(res.target, res.candidates[0])
+        paid.add(card)
+        won.add(res.target)
+        s = state.seats[res.winner]
+        state = state.with_seat(res.winner, hand=s.hand + (res.target,))
+        state = attrs.evolve(state, defense_discard=state.defense_discard + (card,))
+        events.append(TargetWon(res.winner, res.target, res.value, card))
+    for i in range(state.players):
+        back = tuple(x.card for x in b.bids if x.seat == i and x.card not in paid)
+        if back:
+            state = state.with_seat(i, hand=state.seats[i].hand + back)
+            events.append(CardsReturned(i, back))
+    current = tuple(t for t in b.current if t not in won)
+    tied = tuple(t for t in current if t not in untouched)
+    b = attrs.evolve(b, bids=(), payments=(), current=current, tied=tied, step="appraisal")
+    state = attrs.evolve(state, bidding=b)
+    _, rounds = BID_ROUNDS[state.players]
+    if b.round == rounds - 1 and untouched and _trait_seats(state, "appraisal"):
+        return state
+    return _end_round(state, events)
+
+
+def _untouched(state: GameState) -> tuple[str, ...]:
+    """Last-round targets nobody bid on; those left unsold by a tie are not offered."""
+    b = state.bidding
+    return tuple(t for t in b.current if t not in b.tied)
+
+
+def _apply_appraise(state: GameState, a: Appraise, events: Events) -> GameState:
+    """§5-3 紫晶《鑑定》: after the last round's resolution, take one target nobody bid on."""
+    b = state.bidding
+    s = state.seats[a.seat]
+    state = state.with_seat(a.seat, hand=s.hand + (a.target,))
+    events.append(Appraised(a.seat, a.target))
+    state = attrs.evolve(state, bidding=attrs.evolve(b, current=tuple(
+        t for t in b.current if t != a.target)))
+    return _end_round(state, events)
+
+
+def _end_round(state: GameState, events: Events) -> GameState:
+    """§5-3: targets not won go to the attack discard; the next round's targets become
+    current and the round after that is revealed; the next leader is clockwise."""
+    b = state.bidding
+    if b.current:
+        events.append(TargetsDiscarded(b.current))
+        state = attrs.evolve(state, attack_discard=state.attack_discard + b.current)
+    per_round, rounds = BID_ROUNDS[state.players]
+    r = b.round + 1
+    if r >= rounds:
+        state = attrs.evolve(state, bidding=None, phase=Phase.BUILD)
+        events.append(PhaseStarted(Phase.BUILD))
+        events.append(BuildStarted())
+        return state
+    upcoming: tuple[str, ...] = ()
+    if r + 1 < rounds:
+        upcoming, state = _draw(state, "attack", per_round, events)
+        events.append(TargetsRevealed(r + 2, upcoming))
+    leader = (b.leader + 1) % state.players
+    nb = BiddingState(round=r, leader=leader, turn=leader, current=b.upcoming, upcoming=upcoming,
+                      passed=(False,) * state.players)
+    events.append(BidRoundStarted(r + 1, leader, nb.current, upcoming))
+    return attrs.evolve(state, bidding=nb)
+
+
+def _set(t: tuple, i: int, v: object) -> tuple:
+    return t[:i] + (v,) + t[i + 1:]
+
+
+# ------------------------------------------------------------------------------ §5-4 build
+
+def _apply_race(state: GameState, a: ChooseRace, events: Events) -> GameState:
+    events.append(RaceChosen(a.seat, a.race))
+    return state.with_seat(a.seat, race=a.race)
+
+
+def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
+    """§5-4: move a card between unused (the hand), equipped and materialized. Nothing is
+    public until every seat has confirmed."""
+    s = state.seats[a.seat]
+    zones = {"unused": list(s.hand), "equip": list(s.equipped), "materialize": list(s.materialized)}
+    for z in zones.values():
+        if a.card in z:
+            z.remove(a.card)
+    zones[a.to].append(a.card)
+    events.append(CardAssigned(a.seat, a.card, a.to))
+    return state.with_seat(a.seat, hand=tuple(zones["unused"]), equipped=tuple(zones["equip"]),
+                           materialized=tuple(zones["materialize"]))
+
+
+def _apply_confirm(state: GameState, a: Confirm, events: Events) -> GameState:
+    """§5-4: declare the build final (see docs/RULINGS.md: a declared build is locked). When
+    every seat has confirmed, the builds are revealed in seat order from the start seat."""
+    state = state.with_seat(a.seat, confirmed=True)
+    events.append(BuildConfirmed(a.seat))
+    if not all(s.confirmed for s in state.seats):
+        return state
+    state = attrs.evolve(state, phase=Phase.REVEAL)
+    events.append(PhaseStarted(Phase.REVEAL))
+    return _reveal_from(state, state.start_seat, 0, events)
+
+
+def _seat_violations(state: GameState, i: int):
+    s = state.seats[i]
+    return violations(state.cards, s.race, s.equipped, available_of(state, i))
+
+
+def available_of(state: GameState, seat: int) -> int:
+    """§5-4 利用可能マテリアル of a seat: from its materialized cards before the reveal;
+    fixed at the reveal, when those cards go to the defense discard."""
+    s = state.seats[seat]
+    if s.revealed:
+        return s.material
+    return available_material(state.cards, s.guild, s.materialized)
+
+
+def _reveal_from(state: GameState, seat: int, done: int, events: Events) -> GameState:
+    """§5-4 公開確認: reveal builds one by one clockwise from the start seat; a seat whose
+    build breaks a rule removes cards of its choice until it is legal. Materialized cards
+    go face up to the defense discard."""
+    n = state.players
+    while done < n:
+        s = state.seats[seat]
+        if not s.revealed:
+            v = _seat_violations(state, seat)
+            events.append(BuildRevealed(seat, s.race, s.equipped, s.materialized,
+                                        tuple(x.code for x in v)))
+            state = state.with_seat(seat, revealed=True, materialized=(),
+                                    material=available_of(state, seat))
+            state = attrs.evolve(state, defense_discard=state.defense_discard + s.materialized)
+        if _seat_violations(state, seat):
+            return attrs.evolve(state, reveal_seat=seat)
+        seat = (seat + 1) % n
+        done += 1
+    return _decide_order(attrs.evolve(state, reveal_seat=None), events)
+
+
+def _apply_remove(state: GameState, a: Remove | Swap, events: Events) -> GameState:
+    """§5-4 公開確認: a removed card goes to its discard pile, with no replacement — or, in
+    the first-game variant, an unused card takes its place."""
+    s = state.seats[a.seat]
+    equipped = tuple(c for c in s.equipped if c != a.card)
+    hand = s.hand
+    replacement = getattr(a, "replacement", None)
+    if replacement is not None:
+        equipped += (replacement,)
+        hand = tuple(c for c in hand if c != replacement)
+    state = state.with_seat(a.seat, equipped=equipped, hand=hand)
+    pile = "attack_discard" if state.cards.card(a.card).is_attack else "defense_discard"
+    state = attrs.evolve(state, **{pile: getattr(state, pile) + (a.card,)})
+    events.append(CardRemoved(a.seat, a.card, replacement))
+    if _seat_violations(state, a.seat):
+        return state
+    done = (a.seat - state.start_seat) % state.players + 1
+    return _reveal_from(state, (a.seat + 1) % state.players, done, events)
+
+
+def _decide_order(state: GameState, events: Events) -> GameState:
+    """§5-4 処理順: by final agility, high to low; ties are settled by die rolls among the
+    tied seats only, re-rolled among equal rolls until settled."""
+    agi = {i: final_stats(state.cards, s.race, s.equipped)["agi"]
+           for i, s in enumerate(state.seats)}
+    rs = state.rng
+    order: list[int] = []
+    for value in sorted(set(agi.values()), reverse=True):
+        group = [i for i in range(state.players) if agi[i] == value]
+        ranked, rs = _settle_ties(rs, group, events)
+        order.extend(ranked)
+    events.append(OrderDecided(tuple(order)))
+    state = attrs.evolve(state, rng=rs, order=tuple(order), phase=Phase.BATTLE)
+    events.append(PhaseStarted(Phase.BATTLE))
+    return state
+
+
+def _settle_ties(rs: int, group: list[int], events: Events) -> tuple[list[int], int]:
+    if len(group) == 1:
+        return group, rs
+    rolls: dict[int, int] = {}
+    for seat in group:
+        rolls[seat], rs = R.die(rs)
+        events.append(DieRolled(seat, rolls[seat], "order"))
+    out: list[int] = []
+    for value in sorted(set(rolls.values()), reverse=True):
+        sub = [s for s in group if rolls[s] == value]
+        ranked, rs = _settle_ties(rs, sub, events)
+        out.extend(ranked)
+    return out, rs
+
+
+_APPLY = {
+    Pick: _apply_pick, PlaceBid: _apply_bid, Pass: _apply_pass, UseAuction: _apply_auction,
+    Decline: _apply_decline, Pay: _apply_pay, Appraise: _apply_appraise,
+    ChooseRace: _apply_race, Assign: _apply_assign, Confirm: _apply_confirm,
+    Remove: _apply_remove, Swap: _apply_remove,
+}

@@ -1,0 +1,221 @@
+"""Typed events that `apply` yields. The battle log, replays and tests read these; the
+rules core never formats text for a screen.
+
+Events marked `secret` carry information only their `seat` may see (a hand, a pick, a
+face-down bid's card, a build before the reveal); `visible(event, seat)` says who may.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Optional
+
+from attrs import frozen
+
+
+@frozen
+class Event:
+    secret: ClassVar[bool] = False
+
+
+def visible(event: Event, seat: Optional[int]) -> bool:
+    """May `seat` see this event? (`None` = an observer who sees everything.)"""
+    return seat is None or not event.secret or getattr(event, "seat", None) == seat
+
+
+# §5-1 -----------------------------------------------------------------------------
+@frozen
+class GuildsDealt(Event):
+    guilds: tuple[str, ...]           # per seat
+
+
+@frozen
+class StartSeatChosen(Event):
+    seat: int
+    number: int                       # the lowest guild number
+
+
+@frozen
+class RacesDealt(Event):
+    candidates: tuple[tuple[str, ...], ...]   # per seat
+
+
+@frozen
+class DeckReshuffled(Event):
+    deck: str                          # "defense" | "attack"
+    count: int
+
+
+# §5-2 -----------------------------------------------------------------------------
+@frozen
+class HandDealt(Event):
+    secret: ClassVar[bool] = True
+    seat: int
+    cards: tuple[str, ...]
+
+
+@frozen
+class TargetsRevealed(Event):
+    round: int                         # 1-based bid round
+    targets: tuple[str, ...]
+
+
+@frozen
+class CardPicked(Event):
+    secret: ClassVar[bool] = True
+    seat: int
+    card: str
+    auto: bool = False
+
+
+@frozen
+class HandsPassed(Event):
+    remaining: int                     # cards left in each hand
+
+
+@frozen
+class DraftEnded(Event):
+    pass
+
+
+# §5-3 -----------------------------------------------------------------------------
+@frozen
+class BidRoundStarted(Event):
+    round: int                         # 1-based
+    leader: int
+    targets: tuple[str, ...]
+    upcoming: tuple[str, ...]
+
+
+@frozen
+class BidPlaced(Event):
+    """A face-down bid: everyone sees the seat and the target, not the card."""
+
+    seat: int
+    target: str
+
+
+@frozen
+class BidCardChosen(Event):
+    secret: ClassVar[bool] = True
+    seat: int
+    target: str
+    card: str
+
+
+@frozen
+class Passed(Event):
+    seat: int
+    auto: bool = False                 # the 2nd bid passes automatically
+
+
+@frozen
+class RevealedBid:
+    seat: int
+    target: str
+    card: str
+    value: int
+
+
+@frozen
+class BidsRevealed(Event):
+    round: int
+    bids: tuple[RevealedBid, ...]
+
+
+@frozen
+class AuctionUsed(Event):
+    seat: int
+    target: str
+    card: str
+    value: int                         # the new value (at most 6)
+
+
+@frozen
+class TargetWon(Event):
+    seat: int
+    target: str
+    value: int                         # the deciding value
+    paid: str                          # the card paid to the defense discard
+
+
+@frozen
+class TargetUnsold(Event):
+    target: str
+    reason: str                        # "tie" | "no_bids"
+
+
+@frozen
+class CardsReturned(Event):
+    seat: int
+    cards: tuple[str, ...]
+
+
+@frozen
+class Appraised(Event):
+    seat: int
+    target: str
+
+
+@frozen
+class TargetsDiscarded(Event):
+    targets: tuple[str, ...]
+
+
+# §5-4 -----------------------------------------------------------------------------
+@frozen
+class BuildStarted(Event):
+    pass
+
+
+@frozen
+class RaceChosen(Event):
+    secret: ClassVar[bool] = True
+    seat: int
+    race: str
+
+
+@frozen
+class CardAssigned(Event):
+    secret: ClassVar[bool] = True
+    seat: int
+    card: str
+    to: str
+
+
+@frozen
+class BuildConfirmed(Event):
+    seat: int
+    confirmed: bool = True             # False: the seat changed its build again
+
+
+@frozen
+class BuildRevealed(Event):
+    seat: int
+    race: str
+    equipped: tuple[str, ...]
+    materialized: tuple[str, ...]
+    violations: tuple[str, ...]        # violation codes, empty when legal
+
+
+@frozen
+class CardRemoved(Event):
+    seat: int
+    card: str
+    replacement: Optional[str] = None
+
+
+@frozen
+class DieRolled(Event):
+    seat: int
+    value: int
+    reason: str                        # "order" | "enter" | "reenter"
+
+
+@frozen
+class OrderDecided(Event):
+    order: tuple[int, ...]             # seats, first to act first
+
+
+@frozen
+class PhaseStarted(Event):
+    phase: str

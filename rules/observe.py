@@ -1,0 +1,92 @@
+"""`observe(state, seat)`: what one seat may know (DESIGN.md "Hidden information").
+
+A seat sees its own hand, picks and build; public cards (guilds, race candidates, bid
+targets, discard piles); for other seats only counts — hand size, picks made, and which
+targets their face-down bids lie on — until bids are revealed (§5-3) and builds are
+revealed (§5-4 公開確認). Deck order is never visible.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from attrs import frozen
+
+from .engine import Decision, legal_actions, pending
+from .state import Bid, Config, GameState, Phase
+
+
+@frozen
+class SeatView:
+    """Public facts about one seat."""
+
+    seat: int
+    guild: str
+    race_candidates: tuple[str, ...]
+    hand_size: int
+    picks_made: int
+    face_down_bids: tuple[str, ...]    # targets of this round's face-down bids
+    passed: bool
+    confirmed: bool
+    auction_used: bool
+    race: Optional[str] = None         # after the reveal
+    equipped: tuple[str, ...] = ()     # after the reveal
+    material: int = 0                  # after the reveal
+
+
+@frozen
+class Observation:
+    seat: int
+    config: Config
+    phase: str
+    start_seat: int
+    seats: tuple[SeatView, ...]
+    hand: tuple[str, ...]
+    picks: tuple[str, ...]
+    draft_choice: Optional[str]
+    race: Optional[str]
+    equipped: tuple[str, ...]
+    materialized: tuple[str, ...]
+    bid_round: Optional[int]           # 0-based
+    leader: Optional[int]
+    bid_step: Optional[str]
+    targets: tuple[str, ...]
+    upcoming: tuple[str, ...]
+    revealed_bids: tuple[Bid, ...]     # all bids with values, once revealed
+    defense_deck_size: int
+    attack_deck_size: int
+    defense_discard: tuple[str, ...]
+    attack_discard: tuple[str, ...]
+    order: tuple[int, ...]
+    pending: Decision
+    legal: tuple                       # this seat's legal actions
+
+
+def observe(state: GameState, seat: int) -> Observation:
+    b = state.bidding
+    bidding_now = state.phase == Phase.BIDDING and b is not None
+    revealed = bidding_now and b.step != "bid"
+    views = []
+    for i, s in enumerate(state.seats):
+        face_down = tuple(x.target for x in b.bids if x.seat == i) if bidding_now else ()
+        show = s.revealed
+        views.append(SeatView(
+            seat=i, guild=s.guild, race_candidates=s.race_candidates,
+            hand_size=len(s.hand), picks_made=len(s.picks) + (s.draft_choice is not None),
+            face_down_bids=face_down, passed=bool(bidding_now and b.passed[i]),
+            confirmed=s.confirmed, auction_used=s.auction_used,
+            race=s.race if show else None, equipped=s.equipped if show else (),
+            material=s.material if show else 0))
+    me = state.seats[seat]
+    return Observation(
+        seat=seat, config=state.config, phase=state.phase, start_seat=state.start_seat,
+        seats=tuple(views), hand=me.hand, picks=me.picks, draft_choice=me.draft_choice,
+        race=me.race, equipped=me.equipped, materialized=me.materialized,
+        bid_round=b.round if b is not None else None,
+        leader=b.leader if b is not None else None,
+        bid_step=b.step if bidding_now else None,
+        targets=b.current if b is not None else (), upcoming=b.upcoming if b is not None else (),
+        revealed_bids=b.bids if revealed else (),
+        defense_deck_size=len(state.defense_deck), attack_deck_size=len(state.attack_deck),
+        defense_discard=state.defense_discard, attack_discard=state.attack_discard,
+        order=state.order, pending=pending(state), legal=tuple(legal_actions(state, seat)))

@@ -1,0 +1,115 @@
+"""The game state: frozen attrs values all the way down (DESIGN.md "State is a value").
+
+A physical card is named by its copy id, ``"<card id>#<n>"`` (n from 1); the card's data
+is `CardSet.card(copy_id)`. Every physical card in play is in exactly one place: a deck,
+a discard pile, a seat's hand, picks, face-down bids, the build's equipped cards, or the
+bid targets on the table.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+from attrs import frozen
+
+from .cards import CardSet
+
+
+class Phase:
+    DRAFT = "draft"
+    BIDDING = "bidding"
+    BUILD = "build"
+    REVEAL = "reveal"
+    BATTLE = "battle"
+    OVER = "over"
+
+
+@frozen
+class Config:
+    """How a game is set up. `first_game`: only the initial set (§4). `reveal_swap`: the
+    optional first-game variant of §5-4 公開確認 (swap in unused cards)."""
+
+    players: int = 4
+    first_game: bool = False
+    reveal_swap: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if self.players not in (3, 4, 5):
+            raise ValueError("TACTICAL is played by 3, 4 or 5 players")
+
+
+# §5-3: (targets per round, rounds) by the number of players.
+BID_ROUNDS: dict[int, tuple[int, int]] = {3: (4, 3), 4: (3, 4), 5: (3, 5)}
+DRAFT_HAND_SIZE = 8
+
+
+@frozen
+class SeatState:
+    guild: str
+    race_candidates: tuple[str, ...]
+    hand: tuple[str, ...] = ()          # draft: the hand being passed; later: owned cards
+    picks: tuple[str, ...] = ()         # draft picks, face down
+    draft_choice: Optional[str] = None  # this pick step's choice, hidden until all chose
+    race: Optional[str] = None          # build: chosen race
+    equipped: tuple[str, ...] = ()      # build: equipped (hidden until the reveal)
+    materialized: tuple[str, ...] = ()  # build: to materialize (hidden until the reveal)
+    confirmed: bool = False
+    revealed: bool = False
+    material: int = 0                   # available material, fixed at the reveal
+    auction_used: bool = False
+
+
+@frozen
+class Bid:
+    seat: int
+    target: str
+    card: str
+    value: int
+
+
+@frozen
+class BiddingState:
+    """§5-3 one bid round. `step`: "bid" (seats bid or pass in turn), "auction" (the
+    《競売》 owner may boost a tied bid), "payment" (a winner chooses which equal card to
+    pay), "appraisal" (last round: the 《鑑定》 owner may take an untouched target)."""
+
+    round: int                          # 0-based
+    leader: int
+    turn: int
+    current: tuple[str, ...]
+    upcoming: tuple[str, ...]
+    bids: tuple[Bid, ...] = ()
+    passed: tuple[bool, ...] = ()
+    step: str = "bid"
+    payments: tuple[tuple[str, str], ...] = ()   # (target, card) chosen so far
+    tied: tuple[str, ...] = ()          # after resolution: targets unsold by a tie
+
+
+@frozen
+class GameState:
+    config: Config
+    cards: CardSet = attrs.field(repr=False)
+    rng: int
+    phase: str
+    seats: tuple[SeatState, ...]
+    start_seat: int
+    defense_deck: tuple[str, ...] = ()
+    attack_deck: tuple[str, ...] = ()
+    defense_discard: tuple[str, ...] = ()
+    attack_discard: tuple[str, ...] = ()
+    bidding: Optional[BiddingState] = None
+    reveal_seat: Optional[int] = None   # §5-4 公開確認: whose build is being checked
+    order: tuple[int, ...] = ()         # §5-4 処理順: seats, first to act first
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def seat(self, i: int) -> SeatState:
+        return self.seats[i]
+
+    def with_seat(self, i: int, **changes) -> "GameState":
+        seats = list(self.seats)
+        seats[i] = attrs.evolve(seats[i], **changes)
+        return attrs.evolve(self, seats=tuple(seats))
