@@ -120,11 +120,117 @@ class Swap:
     replacement: str
 
 
+# §6 battle ---------------------------------------------------------------------------
+
+@frozen
+class Move:
+    """§6 移動: one step to an adjacent area; `step` is +1 or -1 round the ring."""
+
+    seat: int
+    step: int
+
+
+@frozen
+class Rest:
+    """§6 休息: recover 1 mana (never above final mana) and end the turn."""
+
+    seat: int
+
+
+@frozen
+class EndTurn:
+    seat: int
+
+
+@frozen
+class Activate:
+    """§6 継続スキル: declare a continuous skill of one's own turn (e.g. move-then-attack)."""
+
+    seat: int
+    card: str
+    skill: str
+
+
+@frozen
+class StartAttack:
+    """§6 アタック 1–2: an equipped attack card and one of its range skills."""
+
+    seat: int
+    card: str
+    skill: str
+
+
+@frozen
+class StartCounter:
+    """§6 カウンター: counter the attacker with an attack card and a range skill whose
+    crit area holds the attacker."""
+
+    seat: int
+    card: str
+    skill: str
+
+
+@frozen
+class Declare:
+    """§6 アタック 3 / 5: declare one more skill (the attacker's, or a target's defense)."""
+
+    seat: int
+    card: str
+    skill: str
+
+
+@frozen
+class Done:
+    """Finish declaring skills, or choosing targets."""
+
+    seat: int
+
+
+@frozen
+class ChooseTarget:
+    """§6 ターゲットの選択: a seat in the attack area (again, with extra targets)."""
+
+    seat: int
+    target: int
+
+
+@frozen
+class ChooseArea:
+    """§6 複数スキル: an area of the attack area (multi-area attacks)."""
+
+    seat: int
+    area: int
+
+
+@frozen
+class UseUnluck:
+    """§6 アンラック: before drawing, spend 2 unluck chips (no miss chip, at most 3 draws)."""
+
+    seat: int
+
+
+@frozen
+class Draw:
+    """§6 バトルチップを引く枚数: draw another chip."""
+
+    seat: int
+
+
+@frozen
+class Stop:
+    """§6: stop drawing and keep the current total."""
+
+    seat: int
+
+
 Action = (Pick | PlaceBid | Pass | UseAuction | Pay | Appraise | Decline | ChooseRace | Assign
-          | Confirm | Remove | Swap)
+          | Confirm | Remove | Swap | Move | Rest | EndTurn | Activate | StartAttack | StartCounter
+          | Declare | Done | ChooseTarget | ChooseArea | UseUnluck | Draw | Stop)
 
 ACTION_TYPES: tuple[type, ...] = (Pick, PlaceBid, Pass, UseAuction, Pay, Appraise, Decline,
-                                  ChooseRace, Assign, Confirm, Remove, Swap)
+                                  ChooseRace, Assign, Confirm, Remove, Swap, Move, Rest, EndTurn,
+                                  Activate, StartAttack, StartCounter, Declare, Done,
+                                  ChooseTarget, ChooseArea, UseUnluck, Draw, Stop)
 
 
 def seat_of(action: object) -> Optional[int]:

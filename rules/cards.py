@@ -270,12 +270,19 @@ class CardSet:
     attack: tuple[AttackCard, ...]
     source: str = attrs.field(default="cards.toml", eq=False)
     _index: dict = attrs.field(factory=dict, eq=False, repr=False)
+    _skills: dict = attrs.field(factory=dict, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         for group in (self.families, self.series, self.races, self.guilds, self.defense,
                       self.attack):
             for item in group:
                 self._index[item.id] = item
+        for card in self.defense + self.attack:
+            for sk in card.skills:
+                self._skills[sk.id] = sk
+
+    def skill(self, skill_id: str) -> Skill:
+        return self._skills[skill_id]
 
     def card(self, card_id: str) -> Card:
         """The card of an id or of a physical copy id (``"iron_helm#2"``)."""
@@ -400,6 +407,21 @@ def _cross_check(groups: dict[str, tuple], source: str) -> None:
                 raise CardDataError(f"{source}: {name} {item.id!r}, field id: duplicate id "
                                     f"(already used by a {seen[item.id]})")
             seen[item.id] = name
+    names: dict[str, str] = {}
+    skill_ids: dict[str, str] = {}
+    for name in ("defense", "attack"):
+        for card in groups[name]:
+            for lang in ("ja", "en"):
+                key = f"{lang}:{card.name.get(lang)}"
+                if key in names:
+                    raise CardDataError(f"{source}: {name} {card.id!r}, field name.{lang}: "
+                                        f"the name is also card {names[key]!r}'s")
+                names[key] = card.id
+            for k, skill in enumerate(card.skills):
+                if skill.id in skill_ids:
+                    raise CardDataError(f"{source}: {name} {card.id!r}, field skills[{k}].id: "
+                                        f"duplicate skill id (also on {skill_ids[skill.id]!r})")
+                skill_ids[skill.id] = card.id
     families = {f.id for f in groups["family"]}
     series = {s.id for s in groups["series"]}
     numbers: dict[int, str] = {}

@@ -20,9 +20,12 @@ from typing import Optional
 import attrs
 from attrs import frozen
 
+from . import battle as B
 from . import rng as R
-from .actions import (Action, Appraise, Assign, ChooseRace, Confirm, Decline, IllegalAction,
-                      Pass, Pay, Pick, PlaceBid, Remove, Swap, UseAuction)
+from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace, ChooseTarget,
+                      Confirm, Decline, Declare, Done, Draw, EndTurn, IllegalAction, Move, Pass,
+                      Pay, Pick, PlaceBid, Remove, Rest, StartAttack, StartCounter, Stop, Swap,
+                      UseAuction, UseUnluck)
 from .bidding import TargetResult, auction_options, resolve_target
 from .build import available_material, final_stats, violations
 from .cards import CardSet, default_cards
@@ -42,7 +45,7 @@ Events = list[Event]
 @frozen
 class Decision:
     """Who must decide what next. `kind`: draft_pick | bid | auction | payment | appraisal |
-    build | reveal_fix | battle | over. Simultaneous decisions (draft, build) list every seat
+    build | reveal_fix | turn | skills | targets | defense | unluck | draw | counter | over. Simultaneous decisions (draft, build) list every seat
     that still has to act."""
 
     kind: str
@@ -155,7 +158,8 @@ def pending(state: GameState) -> Decision:
         assert state.reveal_seat is not None
         return Decision("reveal_fix", (state.reveal_seat,))
     if state.phase == Phase.BATTLE:
-        return Decision("battle", ())
+        kind, seats = B.pending_battle(state)
+        return Decision(kind, seats)
     return Decision("over", ())
 
 
@@ -241,7 +245,7 @@ def _legal_reveal(state: GameState, s: int) -> list[Action]:
 _LEGAL = {
     "draft_pick": _legal_draft, "bid": _legal_bid, "auction": _legal_auction,
     "payment": _legal_payment, "appraisal": _legal_appraisal, "build": _legal_build,
-    "reveal_fix": _legal_reveal, "battle": lambda st, s: [], "over": lambda st, s: [],
+    "reveal_fix": _legal_reveal, "over": lambda st, s: [], **B.LEGAL,
 }
 
 
@@ -303,6 +307,9 @@ _EXPECTED: dict[str, tuple[type, ...]] = {
     "draft_pick": (Pick,), "bid": (PlaceBid, Pass), "auction": (UseAuction, Decline),
     "payment": (Pay,), "appraisal": (Appraise, Decline),
     "build": (ChooseRace, Assign, Confirm), "reveal_fix": (Remove, Swap),
+    "turn": (Move, Rest, EndTurn, Activate, StartAttack), "skills": (Declare, Done),
+    "targets": (ChooseTarget, ChooseArea, Done), "defense": (Declare, Done),
+    "unluck": (UseUnluck, Decline), "draw": (Draw, Stop), "counter": (StartCounter, Decline),
 }
 
 
@@ -408,6 +415,8 @@ def _apply_auction(state: GameState, a: UseAuction, events: Events) -> GameState
 
 
 def _apply_decline(state: GameState, a: Decline, events: Events) -> GameState:
+    if state.phase == Phase.BATTLE:
+        return B.apply_battle_decline(state, a, events)
     b = state.bidding
     if b.step == "auction":
         return _resolve(state, events)
@@ -623,7 +632,7 @@ def _decide_order(state: GameState, events: Events) -> GameState:
     events.append(OrderDecided(tuple(order)))
     state = attrs.evolve(state, rng=rs, order=tuple(order), phase=Phase.BATTLE)
     events.append(PhaseStarted(Phase.BATTLE))
-    return state
+    return B.start_battle(state, events)
 
 
 def _settle_ties(rs: int, group: list[int], events: Events) -> tuple[list[int], int]:
@@ -645,5 +654,5 @@ _APPLY = {
     Pick: _apply_pick, PlaceBid: _apply_bid, Pass: _apply_pass, UseAuction: _apply_auction,
     Decline: _apply_decline, Pay: _apply_pay, Appraise: _apply_appraise,
     ChooseRace: _apply_race, Assign: _apply_assign, Confirm: _apply_confirm,
-    Remove: _apply_remove, Swap: _apply_remove,
+    Remove: _apply_remove, Swap: _apply_remove, **B.APPLY,
 }

@@ -219,3 +219,156 @@ class OrderDecided(Event):
 @frozen
 class PhaseStarted(Event):
     phase: str
+
+
+# §6 battle --------------------------------------------------------------------------
+@frozen
+class BattleStarted(Event):
+    order: tuple[int, ...]
+
+
+@frozen
+class Entered(Event):
+    seat: int
+    area: int
+    reenter: bool = False
+
+
+@frozen
+class TurnStarted(Event):
+    seat: int
+    round: int
+
+
+@frozen
+class TurnEnded(Event):
+    seat: int
+    reason: str = "end"                 # end | rest | actions | no_attack_cards | knocked_out
+
+
+@frozen
+class Moved(Event):
+    seat: int
+    from_area: int
+    to_area: int
+
+
+@frozen
+class Rested(Event):
+    seat: int
+    mana: int
+
+
+@frozen
+class SkillActivated(Event):
+    seat: int
+    card: str
+    skill: str
+    mana_paid: int
+
+
+@frozen
+class SkillEnded(Event):
+    seat: int
+    card: str
+    skill: str
+
+
+@frozen
+class AttackStarted(Event):
+    seat: int
+    card: str
+    skill: str
+    counter: bool = False
+    target: Optional[int] = None        # a counter's target
+
+
+@frozen
+class SkillDeclared(Event):
+    seat: int
+    card: str
+    skill: str
+
+
+@frozen
+class ManaPaid(Event):
+    seat: int
+    amount: int
+    mana: int                           # current mana after paying
+
+
+@frozen
+class TargetChosen(Event):
+    seat: int
+    target: int
+
+
+@frozen
+class AreaChosen(Event):
+    seat: int
+    area: int
+
+
+@frozen
+class UnluckUsed(Event):
+    seat: int
+
+
+@frozen
+class BagFilled(Event):
+    seat: int
+    chips: tuple[str, ...]              # sorted contents: "0" "1" "2" "crit" "miss"
+
+
+@frozen
+class ChipDrawn(Event):
+    seat: int
+    chip: str
+    total: int                          # the running total (crit counted 2)
+
+
+@frozen
+class DrawEnded(Event):
+    seat: int
+    reason: str                         # stop | miss | zero_after_point | zero_third | empty | limit
+    total: int
+
+
+@frozen
+class UnluckGained(Event):
+    seat: int
+    unluck: int
+
+
+@frozen
+class DamageDealt(Event):
+    seat: int                           # the attacker
+    target: int
+    amount: int
+    hp: int                             # the target's HP after
+
+
+@frozen
+class VictoryPointsGained(Event):
+    seat: int
+    target: int
+    amount: int
+    reason: str                         # low | knockout | low_knockout
+    vp: int                             # the seat's total after
+
+
+@frozen
+class KnockedOut(Event):
+    seat: int
+    by: int
+
+
+@frozen
+class CounterDeclined(Event):
+    seat: int
+
+
+@frozen
+class GameOver(Event):
+    winners: tuple[int, ...]
+    reason: str                         # vp | round_limit | no_attacks

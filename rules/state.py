@@ -57,7 +57,26 @@ class SeatState:
     confirmed: bool = False
     revealed: bool = False
     material: int = 0                   # available material, fixed at the reveal
+    # §6 battle
+    hp: int = 6
+    mana: int = 0                       # current mana
+    vp: int = 0
+    unluck: int = 0
+    area: Optional[int] = None          # 1..6 on the field; None before entry / knocked out
+    entered: bool = False
+    knocked_out: bool = False
+    low: bool = False                   # HP has been 4 or less since it was last set to 6
+    active: tuple["Active", ...] = ()   # continuous skills in effect (cards turned sideways)
     auction_used: bool = False
+
+
+@frozen
+class Active:
+    """A continuous skill in effect (§6 継続スキル) and when it ends."""
+
+    card: str
+    skill: str
+    until: str                          # "turn_end" | "next_turn_start"
 
 
 @frozen
@@ -87,6 +106,51 @@ class BiddingState:
 
 
 @frozen
+class Attack:
+    """§6 アタック / カウンター in progress. `stage`: skills (the attacker declares other
+    skills) → targets → defense (targets declare in processing order) → unluck → draw."""
+
+    attacker: int
+    counter: bool
+    card: str
+    range_skill: str
+    stage: str = "skills"
+    skills: tuple[tuple[str, str], ...] = ()           # (card, skill) declared, range first
+    targets: tuple[int, ...] = ()                      # seats, repeated when chosen again
+    areas: tuple[int, ...] = ()                        # multi-area attacks: chosen areas
+    defense: tuple[tuple[int, str, str], ...] = ()     # (seat, card, skill) declared
+    defender: Optional[int] = None                     # who is declaring defense now
+    defenders_done: tuple[int, ...] = ()
+    unluck_used: bool = False
+    bag: tuple[str, ...] = ()                          # chips left: "0" "1" "2" "crit" "miss"
+    drawn: tuple[str, ...] = ()
+
+
+@frozen
+class Turn:
+    """§6 手番: at most 2 actions — moves ≤ 2, attack ≤ 1, rest ≤ 1 (alone)."""
+
+    seat: int
+    moves: int = 0
+    attacked: bool = False
+    rested: bool = False
+
+    @property
+    def actions(self) -> int:
+        return self.moves + int(self.attacked) + int(self.rested)
+
+
+@frozen
+class BattleState:
+    round: int                          # 0 = the round of entries and initial turns
+    turn: Turn
+    attack: Optional[Attack] = None
+    counter_queue: tuple[int, ...] = () # targets still to decide whether to counter
+    countered: Optional[int] = None     # the attacker being countered
+    blocked: bool = False               # the attack had a counter-blocking skill
+
+
+@frozen
 class GameState:
     config: Config
     cards: CardSet = attrs.field(repr=False)
@@ -101,6 +165,9 @@ class GameState:
     bidding: Optional[BiddingState] = None
     reveal_seat: Optional[int] = None   # §5-4 公開確認: whose build is being checked
     order: tuple[int, ...] = ()         # §5-4 処理順: seats, first to act first
+    battle: Optional["BattleState"] = None
+    winners: tuple[int, ...] = ()
+    end_reason: Optional[str] = None    # "vp" | "round_limit" | "no_attacks"
 
     @property
     def players(self) -> int:

@@ -1,0 +1,35 @@
+"""The player interface: given a seat's observation and its legal actions, return one."""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, Sequence
+
+from rules import Observation
+
+
+class Player(Protocol):
+    level: str
+
+    def choose(self, observation: Observation, legal: Sequence[object]) -> object:
+        """One of `legal` (never empty)."""
+
+
+class RandomPlayer:
+    """`random`: a uniformly random legal action (the baseline)."""
+
+    level = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, observation: Observation, legal: Sequence[object]) -> object:
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        return legal[self._rng.randrange(len(legal))]
+
+
+def make_player(level: str, seed: int = 0) -> Player:
+    if level == "random":
+        return RandomPlayer(seed)
+    raise ValueError(f"unknown AI level {level!r} (levels: random)")

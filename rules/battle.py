@@ -1,0 +1,757 @@
+"""§6 バトル: entries, turns, moves, rest, attacks, the chip bag, damage, victory points,
+knock-outs and counters, with skills driven by the card data.
+
+Called by `engine`; every function here is pure (state in, state out, events appended).
+Where the rulebook is silent the behaviour is a ruling in docs/RULINGS.md.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import attrs
+
+from . import rng as R
+from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
+                      Move, Rest, StartAttack, StartCounter, Stop, UseUnluck)
+from .build import final_stats
+from .cards import Skill, Stats
+from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDrawn,
+                     CounterDeclined, DamageDealt, DieRolled, DrawEnded, Entered, Event,
+                     GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
+                     SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TurnEnded,
+                     TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
+from .state import Active, Attack, BattleState, GameState, Phase, Turn
+
+Events = list[Event]
+
+MAX_HP = 6
+VP_TO_WIN = 5
+MAX_UNLUCK = 2
+AREAS = 6
+# Safety rule (docs/RULINGS.md): the battle ends after this many rounds at the latest.
+ROUND_LIMIT = 60
+# §6 アタックカードの距離: distances of the attack area and of the crit area per range.
+RANGE_AREA = {"short": (0, 1), "mid": (1, 2), "long": (2, 3)}
+RANGE_CRIT = {"short": 1, "mid": 2, "long": 3}
+POINT = {"0": 0, "1": 1, "2": 2}
+
+
+def distance(a: int, b: int) -> int:
+    """§6 フィールド: areas 1..6 in a ring; the shorter way round (0..3)."""
+    d = abs(a - b) % AREAS
+    return min(d, AREAS - d)
+
+
+def step_area(area: int, step: int) -> int:
+    return (area - 1 + step) % AREAS + 1
+
+
+# ------------------------------------------------------------------------------- skills
+
+def stats_of(state: GameState, seat: int) -> Stats:
+    s = state.seats[seat]
+    return final_stats(state.cards, s.race, s.equipped)
+
+
+def series_active(state: GameState, seat: int, card: str) -> bool:
+    """§5-4: a series card's own skills work only with 2+ equipped cards of its series."""
+    series = state.cards.card(card).series
+    if series is None:
+        return True
+    return sum(1 for c in state.seats[seat].equipped
+               if state.cards.card(c).series == series) >= 2
+
+
+def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
+    """(card, skill) of the seat's equipped cards whose timing fits and whose requirements
+    the final stats meet (§2 スキルの発動条件) — mana is checked separately."""
+    timings = tuple(timings)
+    stats = stats_of(state, seat)
+    out = []
+    for card in state.seats[seat].equipped:
+        if not series_active(state, seat, card):
+            continue
+        for sk in state.cards.card(card).skills:
+            if sk.timing in timings and stats.meets(sk.requires):
+                out.append((card, sk))
+    return out
+
+
+def has_attack_cards(state: GameState, seat: int) -> bool:
+    return any(state.cards.card(c).is_attack for c in state.seats[seat].equipped)
+
+
+def cost_of(state: GameState, declared: Iterable[tuple[str, str]]) -> int:
+    """§6 魔力軽減: each skill's mana less the reductions of the *other* declared skills,
+    floored at 0."""
+    declared = list(declared)
+    skills = [state.cards.skill(s) for _, s in declared]
+    total = 0
+    for i, sk in enumerate(skills):
+        reduction = sum(o.effect.amount or 0 for j, o in enumerate(skills)
+                        if j != i and o.effect.kind == "mana_reduction")
+        total += max(0, sk.mana - reduction)
+    return total
+
+
+def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
+            card: str, skill: Skill, budget: int) -> bool:
+    """§6: one skill per family in one process; 併用不可 (exclusive) skills stand alone (a
+    range skill does not count, see RULINGS); the whole set must be payable."""
+    if any(s == skill.id for _, s in declared):
+        return False
+    families = {state.cards.skill(s).family for _, s in declared}
+    if skill.family in families:
+        return False
+    others = [state.cards.skill(s) for _, s in declared if state.cards.skill(s).effect.kind != "range"]
+    if skill.effect.kind != "range":
+        if skill.exclusive and others:
+            return False
+        if any(o.exclusive for o in others):
+            return False
+        if any(state.cards.skill(s).exclusive and state.cards.skill(s).effect.kind == "range"
+               for _, s in declared):
+            return False
+    return cost_of(state, declared + ((card, skill.id),)) <= budget
+
+
+def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> list:
+    return [state.cards.skill(s).effect for _, s in declared
+            if state.cards.skill(s).effect.kind == kind]
+
+
+def _active_effects(state: GameState, seat: int, kind: str) -> list:
+    return [state.cards.skill(a.skill).effect for a in state.seats[seat].active
+            if state.cards.skill(a.skill).effect.kind == kind]
+
+
+# ------------------------------------------------------------------------ battle flow
+
+def start_battle(state: GameState, events: Events) -> GameState:
+    """§6 バトルの準備: HP 6, current mana = final mana; then in processing order each seat
+    rolls, enters and takes its initial turn."""
+    for i in range(state.players):
+        mana = stats_of(state, i)["mana"]
+        state = state.with_seat(i, hp=MAX_HP, mana=max(0, mana), low=False)
+    events.append(BattleStarted(state.order))
+    if not any(has_attack_cards(state, i) for i in range(state.players)):
+        return _game_over(state, (), "no_attacks", events)
+    battle = BattleState(round=0, turn=Turn(state.order[0]))
+    state = attrs.evolve(state, battle=battle)
+    return _begin_turn(state, state.order[0], events)
+
+
+def _begin_turn(state: GameState, seat: int, events: Events) -> GameState:
+    """Start `seat`'s turn: entry (round 0) or re-entry after a knock-out, then either wait
+    for its actions or — with no attack card equipped — end the turn at once (§6)."""
+    b = state.battle
+    state = attrs.evolve(state, battle=attrs.evolve(b, turn=Turn(seat)))
+    s = state.seats[seat]
+    ending = tuple(a for a in s.active if a.until == "next_turn_start")
+    if ending:
+        for a in ending:
+            events.append(SkillEnded(seat, a.card, a.skill))
+        state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
+    events.append(TurnStarted(seat, b.round))
+    if not s.entered or s.knocked_out:
+        area, rs = R.die(state.rng)
+        reenter = s.knocked_out
+        events.append(DieRolled(seat, area, "reenter" if reenter else "enter"))
+        state = attrs.evolve(state, rng=rs).with_seat(
+            seat, area=area, entered=True, knocked_out=False, hp=MAX_HP, low=False)
+        events.append(Entered(seat, area, reenter))
+    if not has_attack_cards(state, seat):
+        return _end_turn(state, "no_attack_cards", events)
+    return state
+
+
+def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
+    b = state.battle
+    seat = b.turn.seat
+    s = state.seats[seat]
+    ending = tuple(a for a in s.active if a.until == "turn_end")
+    for a in ending:
+        events.append(SkillEnded(seat, a.card, a.skill))
+    state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
+    events.append(TurnEnded(seat, reason))
+    idx = state.order.index(seat) + 1
+    rnd = b.round
+    if idx >= len(state.order):
+        idx, rnd = 0, rnd + 1
+        if rnd >= ROUND_LIMIT:
+            top = max(x.vp for x in state.seats)
+            winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
+            return _game_over(state, winners, "round_limit", events)
+    state = attrs.evolve(state, battle=attrs.evolve(b, round=rnd, attack=None))
+    return _begin_turn(state, state.order[idx], events)
+
+
+def _game_over(state: GameState, winners: tuple[int, ...], reason: str,
+               events: Events) -> GameState:
+    """§6 バトルの終了 (and the safety rule of docs/RULINGS.md)."""
+    events.append(GameOver(winners, reason))
+    events.append(PhaseStarted(Phase.OVER))
+    return attrs.evolve(state, phase=Phase.OVER, winners=winners, end_reason=reason)
+
+
+# ------------------------------------------------------------------------------ pending
+
+def pending_battle(state: GameState) -> tuple[str, tuple[int, ...]]:
+    b = state.battle
+    a = b.attack
+    if b.counter_queue and (a is None or a.stage == "done"):
+        return "counter", (b.counter_queue[0],)
+    if a is None:
+        return "turn", (b.turn.seat,)
+    if a.stage == "defense":
+        return "defense", (a.defender,)
+    return a.stage, (a.attacker,)
+
+
+# ---------------------------------------------------------------------- legal actions
+
+def _targetable(state: GameState, attacker: int) -> list[int]:
+    """Entered, not knocked-out seats other than the attacker (§6 登場と初期手番)."""
+    return [i for i, s in enumerate(state.seats)
+            if i != attacker and s.entered and not s.knocked_out and s.area is not None]
+
+
+def _in_range(state: GameState, attacker: int, rng_: str) -> list[int]:
+    lo, hi = RANGE_AREA[rng_]
+    here = state.seats[attacker].area
+    return [i for i in _targetable(state, attacker)
+            if lo <= distance(here, state.seats[i].area) <= hi]
+
+
+def _range_skills(state: GameState, seat: int, timing: str) -> list[tuple[str, Skill]]:
+    return [(c, sk) for c, sk in skills_of(state, seat, (timing, "any"))
+            if sk.effect.kind == "range" and state.cards.card(c).is_attack
+            and cost_of(state, ((c, sk.id),)) <= state.seats[seat].mana]
+
+
+def _may_attack_after_move(state: GameState, seat: int) -> bool:
+    return bool(_active_effects(state, seat, "move_then_attack"))
+
+
+def legal_turn(state: GameState, seat: int) -> list:
+    """§6 手番: up to 2 actions — moves ≤ 2, one attack, rest alone; no attack after a move
+    unless a move-then-attack skill is in effect."""
+    t = state.battle.turn
+    s = state.seats[seat]
+    out: list = []
+    if t.actions < 2 and not t.rested:
+        if not t.attacked and (t.moves == 0 or _may_attack_after_move(state, seat)):
+            for c, sk in _range_skills(state, seat, "attack"):
+                if _in_range(state, seat, sk.effect.range):
+                    out.append(StartAttack(seat, c, sk.id))
+        if t.moves < 2:
+            out += [Move(seat, +1), Move(seat, -1)]
+        if t.actions == 0:
+            out.append(Rest(seat))
+    if not t.attacked:
+        active = {a.skill for a in s.active}
+        for c, sk in skills_of(state, seat, ("turn",)):
+            if sk.id not in active and cost_of(state, ((c, sk.id),)) <= s.mana:
+                out.append(Activate(seat, c, sk.id))
+    out.append(EndTurn(seat))
+    return out
+
+
+def legal_skills(state: GameState, seat: int) -> list:
+    a = state.battle.attack
+    timing = "counter" if a.counter else "attack"
+    budget = state.seats[seat].mana
+    out: list = [Declare(seat, c, sk.id) for c, sk in skills_of(state, seat, (timing, "any"))
+                 if sk.effect.kind != "range" and _fits_attack(sk, a)
+                 and can_add(state, seat, a.skills, c, sk, budget)]
+    out.append(Done(seat))
+    return out
+
+
+def _fits_attack(sk: Skill, a: Attack) -> bool:
+    """Targeting skills make no sense in a counter (its one target is the attacker)."""
+    return not (a.counter and sk.effect.kind in ("extra_targets", "multi_area", "counter_block"))
+
+
+def _target_limit(state: GameState, a: Attack) -> int:
+    return 1 + sum(e.count for e in _effects(state, a.skills, "extra_targets"))
+
+
+def _area_limit(state: GameState, a: Attack) -> int:
+    return sum(e.count for e in _effects(state, a.skills, "multi_area"))
+
+
+def _attack_areas(state: GameState, a: Attack) -> list[int]:
+    lo, hi = RANGE_AREA[state.cards.skill(a.range_skill).effect.range]
+    here = state.seats[a.attacker].area
+    return [x for x in range(1, AREAS + 1) if lo <= distance(here, x) <= hi]
+
+
+def _area_seats(state: GameState, a: Attack, areas: Iterable[int]) -> list[int]:
+    areas = set(areas)
+    return [i for i in _targetable(state, a.attacker) if state.seats[i].area in areas]
+
+
+def legal_targets(state: GameState, seat: int) -> list:
+    """§6 ターゲットの選択 / 複数スキル."""
+    a = state.battle.attack
+    if _area_limit(state, a):
+        out: list = []
+        last = len(a.areas) == _area_limit(state, a) - 1
+        for x in _attack_areas(state, a):
+            if x in a.areas:
+                continue
+            if last and not a.targets and not _area_seats(state, a, [x]):
+                continue  # the last area must leave at least one target
+            out.append(ChooseArea(seat, x))
+    else:
+        rng_ = state.cards.skill(a.range_skill).effect.range
+        out = [ChooseTarget(seat, t) for t in _in_range(state, seat, rng_)]
+    if a.targets:
+        out.append(Done(seat))
+    return out
+
+
+def legal_defense(state: GameState, seat: int) -> list:
+    """§6 防御スキル: a target declares skills of "when attacked" timing."""
+    a = state.battle.attack
+    mine = tuple((c, s) for d, c, s in a.defense if d == seat)
+    budget = state.seats[seat].mana
+    out: list = [Declare(seat, c, sk.id) for c, sk in skills_of(state, seat, ("defend",))
+                 if can_add(state, seat, mine, c, sk, budget)]
+    out.append(Done(seat))
+    return out
+
+
+def legal_unluck(state: GameState, seat: int) -> list:
+    return [UseUnluck(seat), Decline(seat)]
+
+
+def legal_draw(state: GameState, seat: int) -> list:
+    return [Draw(seat), Stop(seat)]
+
+
+def _counter_options(state: GameState, seat: int) -> list:
+    """§6 カウンター: a range skill the seat can use whose crit area holds the attacker."""
+    b = state.battle
+    target = b.countered
+    ts = state.seats[target]
+    if ts.knocked_out or ts.area is None:
+        return []
+    d = distance(state.seats[seat].area, ts.area)
+    return [StartCounter(seat, c, sk.id) for c, sk in _range_skills(state, seat, "counter")
+            if RANGE_CRIT[sk.effect.range] == d]
+
+
+def legal_counter(state: GameState, seat: int) -> list:
+    return _counter_options(state, seat) + [Decline(seat)]
+
+
+LEGAL = {"turn": legal_turn, "skills": legal_skills, "targets": legal_targets,
+         "defense": legal_defense, "unluck": legal_unluck, "draw": legal_draw,
+         "counter": legal_counter}
+
+
+# ------------------------------------------------------------------------------- apply
+
+def apply_move(state: GameState, a: Move, events: Events) -> GameState:
+    """§6 移動: one step left or right; occupied areas are fine."""
+    s = state.seats[a.seat]
+    to = step_area(s.area, a.step)
+    events.append(Moved(a.seat, s.area, to))
+    state = state.with_seat(a.seat, area=to)
+    b = state.battle
+    state = attrs.evolve(state, battle=attrs.evolve(b, turn=attrs.evolve(b.turn, moves=b.turn.moves + 1)))
+    return _after_action(state, events)
+
+
+def apply_rest(state: GameState, a: Rest, events: Events) -> GameState:
+    """§6 休息: +1 mana up to final mana, and the turn ends."""
+    s = state.seats[a.seat]
+    mana = min(s.mana + 1, max(0, stats_of(state, a.seat)["mana"]))
+    state = state.with_seat(a.seat, mana=mana)
+    events.append(Rested(a.seat, mana))
+    b = state.battle
+    state = attrs.evolve(state, battle=attrs.evolve(b, turn=attrs.evolve(b.turn, rested=True)))
+    return _end_turn(state, "rest", events)
+
+
+def apply_end_turn(state: GameState, a: EndTurn, events: Events) -> GameState:
+    return _end_turn(state, "end", events)
+
+
+def apply_activate(state: GameState, a: Activate, events: Events) -> GameState:
+    """§6 継続スキル: pay, turn the card sideways until the skill's end timing."""
+    sk = state.cards.skill(a.skill)
+    s = state.seats[a.seat]
+    paid = cost_of(state, ((a.card, a.skill),))
+    state = state.with_seat(a.seat, mana=s.mana - paid,
+                            active=s.active + (Active(a.card, a.skill, sk.continuous or "turn_end"),))
+    events.append(SkillActivated(a.seat, a.card, a.skill, paid))
+    return state
+
+
+def _after_action(state: GameState, events: Events) -> GameState:
+    """A turn with 2 actions done, or nothing left to do, ends by itself."""
+    t = state.battle.turn
+    if t.actions >= 2:
+        return _end_turn(state, "actions", events)
+    return state
+
+
+def apply_start_attack(state: GameState, a: StartAttack | StartCounter, events: Events) -> GameState:
+    """§6 アタック 1–3 / カウンターの処理 1: the card and range skill are declared; other
+    skills follow, and mana for all is paid when the declaration is done."""
+    counter = isinstance(a, StartCounter)
+    b = state.battle
+    target = b.countered if counter else None
+    events.append(AttackStarted(a.seat, a.card, a.skill, counter, target))
+    atk = Attack(attacker=a.seat, counter=counter, card=a.card, range_skill=a.skill,
+                 skills=((a.card, a.skill),))
+    if counter:
+        atk = attrs.evolve(atk, targets=(target,))
+        b = attrs.evolve(b, counter_queue=b.counter_queue[1:])
+    else:
+        b = attrs.evolve(b, turn=attrs.evolve(b.turn, attacked=True))
+    state = attrs.evolve(state, battle=attrs.evolve(b, attack=atk))
+    return _skills_stage(state, events)
+
+
+def _set_attack(state: GameState, **changes) -> GameState:
+    b = state.battle
+    return attrs.evolve(state, battle=attrs.evolve(b, attack=attrs.evolve(b.attack, **changes)))
+
+
+def _skills_stage(state: GameState, events: Events) -> GameState:
+    a = state.battle.attack
+    state = _set_attack(state, stage="skills")
+    if len(legal_skills(state, a.attacker)) == 1:   # only Done
+        return _finish_skills(state, events)
+    return state
+
+
+def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
+    atk = state.battle.attack
+    events.append(SkillDeclared(a.seat, a.card, a.skill))
+    if atk.stage == "skills":
+        state = _set_attack(state, skills=atk.skills + ((a.card, a.skill),))
+        if len(legal_skills(state, a.seat)) == 1:
+            return _finish_skills(state, events)
+        return state
+    state = _set_attack(state, defense=atk.defense + ((a.seat, a.card, a.skill),))
+    if len(legal_defense(state, a.seat)) == 1:
+        return _finish_defense(state, a.seat, events)
+    return state
+
+
+def apply_done(state: GameState, a: Done, events: Events) -> GameState:
+    atk = state.battle.attack
+    if atk.stage == "skills":
+        return _finish_skills(state, events)
+    if atk.stage == "targets":
+        return _finish_targets(state, events)
+    return _finish_defense(state, a.seat, events)
+
+
+def _finish_skills(state: GameState, events: Events) -> GameState:
+    """§6 アタック 3: pay the mana of every declared skill (after reductions)."""
+    atk = state.battle.attack
+    paid = cost_of(state, atk.skills)
+    s = state.seats[atk.attacker]
+    state = state.with_seat(atk.attacker, mana=s.mana - paid)
+    events.append(ManaPaid(atk.attacker, paid, s.mana - paid))
+    if atk.counter:
+        return _defense_stage(state, events)
+    state = _set_attack(state, stage="targets")
+    return state
+
+
+def apply_choose_target(state: GameState, a: ChooseTarget, events: Events) -> GameState:
+    atk = state.battle.attack
+    events.append(TargetChosen(a.seat, a.target))
+    state = _set_attack(state, targets=atk.targets + (a.target,))
+    if len(atk.targets) + 1 >= _target_limit(state, atk):
+        return _finish_targets(state, events)
+    return state
+
+
+def apply_choose_area(state: GameState, a: ChooseArea, events: Events) -> GameState:
+    atk = state.battle.attack
+    events.append(AreaChosen(a.seat, a.area))
+    new = tuple(_area_seats(state, atk, [a.area]))
+    for t in new:
+        events.append(TargetChosen(a.seat, t))
+    state = _set_attack(state, areas=atk.areas + (a.area,), targets=atk.targets + new)
+    if len(atk.areas) + 1 >= _area_limit(state, atk):
+        return _finish_targets(state, events)
+    return state
+
+
+def _finish_targets(state: GameState, events: Events) -> GameState:
+    return _defense_stage(state, events)
+
+
+def _defense_order(state: GameState, atk: Attack) -> list[int]:
+    seats = set(atk.targets)
+    return [s for s in state.order if s in seats]
+
+
+def _defense_stage(state: GameState, events: Events) -> GameState:
+    """§6 アタック 5: targets declare defense skills and pay, in processing order."""
+    atk = state.battle.attack
+    for seat in _defense_order(state, atk):
+        if seat in atk.defenders_done:
+            continue
+        if len(legal_defense(state, seat)) > 1:
+            return _set_attack(state, stage="defense", defender=seat)
+        atk = attrs.evolve(atk, defenders_done=atk.defenders_done + (seat,))
+        state = _set_attack(state, defenders_done=atk.defenders_done)
+    return _unluck_stage(state, events)
+
+
+def _finish_defense(state: GameState, seat: int, events: Events) -> GameState:
+    atk = state.battle.attack
+    mine = tuple((c, s) for d, c, s in atk.defense if d == seat)
+    paid = cost_of(state, mine)
+    s = state.seats[seat]
+    state = state.with_seat(seat, mana=s.mana - paid)
+    if mine:
+        events.append(ManaPaid(seat, paid, s.mana - paid))
+    state = _set_attack(state, defenders_done=atk.defenders_done + (seat,), defender=None)
+    return _defense_stage(state, events)
+
+
+def _unluck_stage(state: GameState, events: Events) -> GameState:
+    atk = state.battle.attack
+    if state.seats[atk.attacker].unluck >= MAX_UNLUCK:
+        return _set_attack(state, stage="unluck")
+    return _fill_bag(state, events)
+
+
+def apply_unluck(state: GameState, a: UseUnluck | Decline, events: Events) -> GameState:
+    """§6 アンラック: spend both chips — no miss chip, at most 3 draws."""
+    if isinstance(a, UseUnluck):
+        state = state.with_seat(a.seat, unluck=0)
+        state = _set_attack(state, unluck_used=True)
+        events.append(UnluckUsed(a.seat))
+    return _fill_bag(state, events)
+
+
+def _crit_targets(state: GameState, atk: Attack) -> set[int]:
+    """Targets for whom a crit occurs: in the crit area of the range skill (an attack;
+    a counter has no automatic crit)."""
+    if atk.counter:
+        return set()
+    crit = RANGE_CRIT[state.cards.skill(atk.range_skill).effect.range]
+    here = state.seats[atk.attacker].area
+    return {t for t in atk.targets if distance(here, state.seats[t].area) == crit}
+
+
+def _defense_skills(state: GameState, atk: Attack, seat: int) -> list[tuple[str, str]]:
+    declared = [(c, s) for d, c, s in atk.defense if d == seat]
+    declared += [(x.card, x.skill) for x in state.seats[seat].active]
+    return declared
+
+
+def _fill_bag(state: GameState, events: Events) -> GameState:
+    """§6 アタック 6–7 / 防御スキル: the card's 5 point chips + 1 miss chip (none with
+    unluck) + crit chips + zero chips (the largest count any one target adds)."""
+    atk = state.battle.attack
+    card = state.cards.card(atk.card)
+    bag = [str(c) for c in card.chips]
+    if not atk.unluck_used:
+        bag.append("miss")
+    extra = sum(e.count for e in _effects(state, atk.skills, "add_crit_chips"))
+    if atk.counter:
+        crits = extra
+    else:
+        crits = (1 + extra) if _crit_targets(state, atk) else 0
+    bag += ["crit"] * crits
+    zeros = max([sum(e.count for e in _effects(state, _defense_skills(state, atk, t), "add_zero_chips"))
+                 for t in set(atk.targets)] + [0])
+    bag += ["0"] * zeros
+    bag_t = tuple(sorted(bag))
+    events.append(BagFilled(atk.attacker, bag_t))
+    state = _set_attack(state, stage="draw", bag=bag_t)
+    return _draw_chip(state, events)
+
+
+def _draw_limit(state: GameState, atk: Attack) -> Optional[int]:
+    fixed = _effects(state, atk.skills, "fixed_draws")
+    return fixed[0].count if fixed else None
+
+
+def running_total(drawn: Iterable[str]) -> int:
+    """The attacker's running total (crit counted 2; a miss loses everything)."""
+    drawn = list(drawn)
+    if "miss" in drawn:
+        return 0
+    return sum(2 if c == "crit" else POINT[c] for c in drawn)
+
+
+def _draw_chip(state: GameState, events: Events) -> GameState:
+    """§6 バトルチップを引く枚数 — one chip, then the decision flow of the rulebook."""
+    atk = state.battle.attack
+    i, rs = R.below(state.rng, len(atk.bag))
+    chip = atk.bag[i]
+    bag = atk.bag[:i] + atk.bag[i + 1:]
+    drawn = atk.drawn + (chip,)
+    state = attrs.evolve(state, rng=rs)
+    state = _set_attack(state, bag=bag, drawn=drawn)
+    events.append(ChipDrawn(atk.attacker, chip, running_total(drawn)))
+    end = draw_outcome(drawn, bool(bag), atk.unluck_used, _draw_limit(state, atk))
+    if end == "choose":
+        return state
+    if end == "continue":
+        return _draw_chip(state, events)
+    return _resolve(state, end, events)
+
+
+def draw_outcome(drawn: tuple[str, ...], bag_left: bool, unluck: bool,
+                 fixed: Optional[int]) -> str:
+    """The rulebook's decision flow after a chip is drawn. Returns "choose" (continue or
+    stop is the attacker's choice), "continue" (a fixed number of draws goes on), or why
+    the drawing ended: miss | zero_after_point | zero_third | empty | limit.
+
+    §6 判断フロー: a miss ends it (total lost); a 0 after any chip ≥1 ends it; a 0 as the
+    3rd or later chip ends it; an empty bag ends it; a 0 as the 1st or 2nd with nothing
+    ≥1 yet is a choice; a ≥1 chip as the 1st or 2nd is a choice, as the 3rd or later a
+    choice of one more draw. Unluck: at most 3 draws. A fixed number of draws: exactly
+    that many, no choice, no continuation (the automatic ends still apply).
+    """
+    chip = drawn[-1]
+    k = len(drawn)
+    if chip == "miss":
+        return "miss"
+    if chip == "0":
+        if any(c != "0" for c in drawn[:-1]):
+            return "zero_after_point"
+        if k >= 3:
+            return "zero_third"
+    if not bag_left:
+        return "empty"
+    if fixed is not None:
+        return "continue" if k < fixed else "limit"
+    if unluck and k >= 3:
+        return "limit"
+    return "choose"
+
+
+def apply_draw(state: GameState, a: Draw, events: Events) -> GameState:
+    return _draw_chip(state, events)
+
+
+def apply_stop(state: GameState, a: Stop, events: Events) -> GameState:
+    return _resolve(state, "stop", events)
+
+
+def _damage_for(state: GameState, atk: Attack, target: int, crit_targets: set[int]) -> int:
+    """§6 ダメージ for one target: point chips + crit chips (2, or as a skill changes it —
+    0 for a target outside the crit area, RULINGS), less the target's reductions."""
+    if "miss" in atk.drawn:
+        return 0
+    crit_value = 2
+    att = _effects(state, atk.skills, "crit_value")
+    if att:
+        crit_value = att[0].value
+    mine = _defense_skills(state, atk, target)
+    dv = _effects(state, mine, "crit_value")
+    if dv:
+        crit_value = dv[0].value
+    if not atk.counter and target not in crit_targets:
+        crit_value = 0
+    total = sum(crit_value if c == "crit" else POINT[c] for c in atk.drawn)
+    reduction = sum(e.amount for e in _effects(state, mine, "damage_reduction"))
+    return max(0, total - reduction)
+
+
+def _resolve(state: GameState, reason: str, events: Events) -> GameState:
+    """§6 アタック 9–12: damage to each target (as often as chosen), VP once per target
+    seat on what it took, knock-outs, then counters; the game ends at 5 VP."""
+    atk = state.battle.attack
+    events.append(DrawEnded(atk.attacker, reason, running_total(atk.drawn)))
+    if reason == "miss":
+        s = state.seats[atk.attacker]
+        if s.unluck < MAX_UNLUCK:
+            state = state.with_seat(atk.attacker, unluck=s.unluck + 1)
+            events.append(UnluckGained(atk.attacker, s.unluck + 1))
+    crit_targets = _crit_targets(state, atk)
+    attacker = atk.attacker
+    for t in _defense_order(state, atk):
+        times = atk.targets.count(t)
+        per_hit = _damage_for(state, atk, t, crit_targets)
+        taken = per_hit * times
+        s = state.seats[t]
+        hp = max(0, s.hp - taken)
+        events.append(DamageDealt(attacker, t, taken, hp))
+        gained = 0
+        low = s.low
+        if taken > 0:
+            if not s.low and hp <= 4:
+                gained += 1
+                low = True
+            if hp == 0:
+                gained += 2
+        state = state.with_seat(t, hp=hp, low=low)
+        if hp == 0:
+            state = state.with_seat(t, knocked_out=True, area=None)
+            events.append(KnockedOut(t, attacker))
+        if gained:
+            vp = state.seats[attacker].vp + gained
+            state = state.with_seat(attacker, vp=vp)
+            kind = {1: "low", 2: "knockout", 3: "low_knockout"}[gained]
+            events.append(VictoryPointsGained(attacker, t, gained, kind, vp))
+            if vp >= VP_TO_WIN:
+                return _game_over(state, (attacker,), "vp", events)
+    b = state.battle
+    done = attrs.evolve(atk, stage="done")
+    if not atk.counter:
+        blocked = bool(_effects(state, atk.skills, "counter_block"))
+        queue = () if blocked else tuple(t for t in _defense_order(state, atk)
+                                         if not state.seats[t].knocked_out)
+        b = attrs.evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
+    else:
+        b = attrs.evolve(b, attack=done)
+    state = attrs.evolve(state, battle=b)
+    return _next_counter(state, events)
+
+
+def _next_counter(state: GameState, events: Events) -> GameState:
+    """§6 カウンター: one by one in processing order, each target that can counter chooses;
+    when none is left the attacker's turn goes on."""
+    b = state.battle
+    queue = b.counter_queue
+    while queue and not _counter_options(state, queue[0]):
+        queue = queue[1:]
+    state = attrs.evolve(state, battle=attrs.evolve(b, counter_queue=queue))
+    if queue:
+        return state
+    state = attrs.evolve(state, battle=attrs.evolve(state.battle, attack=None, countered=None,
+                                                    blocked=False))
+    turn_seat = state.battle.turn.seat
+    if state.seats[turn_seat].knocked_out:
+        return _end_turn(state, "knocked_out", events)
+    return _after_action(state, events)
+
+
+def apply_counter_decline(state: GameState, a: Decline, events: Events) -> GameState:
+    events.append(CounterDeclined(a.seat))
+    b = state.battle
+    state = attrs.evolve(state, battle=attrs.evolve(b, counter_queue=b.counter_queue[1:]))
+    return _next_counter(state, events)
+
+
+def apply_battle_decline(state: GameState, a: Decline, events: Events) -> GameState:
+    kind, _ = pending_battle(state)
+    if kind == "unluck":
+        return apply_unluck(state, a, events)
+    return apply_counter_decline(state, a, events)
+
+
+APPLY = {
+    Move: apply_move, Rest: apply_rest, EndTurn: apply_end_turn, Activate: apply_activate,
+    StartAttack: apply_start_attack, StartCounter: apply_start_attack, Declare: apply_declare,
+    Done: apply_done, ChooseTarget: apply_choose_target, ChooseArea: apply_choose_area,
+    UseUnluck: apply_unluck, Draw: apply_draw, Stop: apply_stop,
+}

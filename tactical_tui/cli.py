@@ -1,0 +1,64 @@
+"""The `tactical` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rules import CardDataError, Config, apply, legal_actions, load_cards, new_game, observe
+
+from .text import LANGS, Describer, default_lang, ui
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tactical", description="TACTICAL — a terminal game for 3–5 guild masters.")
+    p.add_argument("--players", type=int, choices=(3, 4, 5), default=4, help="number of seats (3–5)")
+    p.add_argument("--seed", type=int, default=None, help="seed for a reproducible game")
+    p.add_argument("--lang", choices=LANGS, default=None, help="ja or en (default: from the locale)")
+    p.add_argument("--first-game", action="store_true", help="only the initial set (cards without the star)")
+    p.add_argument("--cards", default=None, help="card data file (default: the shipped cards.toml)")
+    return p
+
+
+def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_path: str | None,
+                  out=sys.stdout) -> int:
+    """Play a game between random players and print every public event."""
+    from ai import RandomPlayer
+
+    cards = load_cards(cards_path)
+    describe = Describer(cards, lang)
+    state, events = new_game(Config(players=players, first_game=first_game), cards, seed)
+    print(ui("headless.title", lang, n=players, seed=seed), file=out)
+    bots = [RandomPlayer(seed * 31 + i) for i in range(players)]
+    while True:
+        for e in events:
+            print(describe.describe(e), file=out)
+        legal = legal_actions(state)
+        if not legal:
+            break
+        seat = legal[0].seat
+        obs = observe(state, seat)
+        action = bots[seat].choose(obs, obs.legal)
+        state, events = apply(state, action)
+    print(ui("headless.stopped", lang, phase=ui("phase." + state.phase, lang)), file=out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    lang = args.lang or default_lang()
+    seed = args.seed if args.seed is not None else __import__("random").randrange(1 << 30)
+    try:
+        return headless_game(args.players, seed, lang, args.first_game, args.cards)
+    except CardDataError as exc:
+        print(f"{ui('err.cards', lang)}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(ui("interrupted", lang), file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Shared fixtures and position helpers for the rules tests.
+
+Tests build positions from `new_game(...)` and then set hands, targets and bids directly.
+`arrange` keeps every physical card in exactly one place: the cards a test places are
+taken out of wherever they were, and everything not placed goes back to its deck, so the
+card-conservation check (`card_locations`) holds in hand-made positions too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Optional
+
+import attrs
+import pytest
+
+from rules import Config, apply, new_game
+from rules.cards import CardSet, load_cards
+from rules.engine import copies_of
+from rules.state import BID_ROUNDS, Bid, BiddingState, GameState, Phase
+
+TEST_CARDS_PATH = Path(__file__).resolve().parent / "data" / "test_cards.toml"
+
+
+@pytest.fixture(scope="session")
+def cards() -> CardSet:
+    """The small test card set (not the shipped cards.toml, which is being rewritten)."""
+    return load_cards(TEST_CARDS_PATH)
+
+
+@pytest.fixture(scope="session")
+def cards_text() -> str:
+    return TEST_CARDS_PATH.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------------ card bookkeeping
+
+def card_locations(state: GameState) -> list[tuple[str, str]]:
+    """(place, copy id) for every physical card in the game, wherever it lies."""
+    out: list[tuple[str, str]] = []
+    for place in ("defense_deck", "attack_deck", "defense_discard", "attack_discard"):
+        out.extend((place, c) for c in getattr(state, place))
+    for i, s in enumerate(state.seats):
+        for place in ("hand", "picks", "equipped", "materialized"):
+            out.extend((f"seat{i}.{place}", c) for c in getattr(s, place))
+        if s.draft_choice is not None:
+            out.append((f"seat{i}.draft_choice", s.draft_choice))
+    b = state.bidding
+    if b is not None:
+        out.extend(("bidding.current", c) for c in b.current)
+        out.extend(("bidding.upcoming", c) for c in b.upcoming)
+        out.extend(("bidding.bids", x.card) for x in b.bids)
+    return out
+
+
+def starting_cards(state: GameState) -> Counter:
+    """The multiset of physical cards a game with this config starts with."""
+    defense, attack = copies_of(state.cards, state.config.first_game)
+    return Counter(defense + attack)
+
+
+def assert_cards_conserved(state: GameState) -> None:
+    """Every physical card is in exactly one place and none was lost or created."""
+    locs = card_locations(state)
+    counts = Counter(c for _, c in locs)
+    doubles = {c: [p for p, x in locs if x == c] for c, k in counts.items() if k > 1}
+    assert not doubles, f"cards in more than one place: {doubles}"
+    assert counts == starting_cards(state), (
+        f"lost: {starting_cards(state) - counts}, created: {counts - starting_cards(state)}")
+
+
+def where(state: GameState, card: str) -> list[str]:
+    return [p for p, c in card_locations(state) if c == card]
+
+
+# ------------------------------------------------------------------------------ positions
+
+def game(cards: CardSet, players: int = 3, seed: int = 0, **config) -> GameState:
+    state, _ = new_game(Config(players=players, **config), cards, seed)
+    return state
+
+
+def with_guilds(state: GameState, guilds: Iterable[str]) -> GameState:
+    """Give the seats these guilds; the start seat follows (§5-1: lowest guild number)."""
+    guilds = tuple(guilds)
+    for i, g in enumerate(guilds):
+        state = state.with_seat(i, guild=g)
+    start = min(range(len(guilds)), key=lambda i: state.cards.guild(guilds[i]).number)
+    return attrs.evolve(state, start_seat=start)
+
+
+def arrange(state: GameState, hands: Optional[dict[int, Iterable[str]]] = None,
+            current: Iterable[str] = (), upcoming: Iterable[str] = (),
+            bids: Iterable[Bid] = (), defense_discard: Iterable[str] = (),
+            attack_discard: Iterable[str] = ()) -> GameState:
+    """Put the named cards where given (hands of the listed seats, targets, bids, discard
+    piles). Every other card goes back to its deck, in the deck's order; picks, draft
+    choices and builds are cleared. Returns a state with `bidding` unchanged (set it next).
+    """
+    hands = {i: tuple(h) for i, h in (hands or {}).items()}
+    current, upcoming, bids = tuple(current), tuple(upcoming), tuple(bids)
+    defense_discard, attack_discard = tuple(defense_discard), tuple(attack_discard)
+    placed = [c for h in hands.values() for c in h] + list(current) + list(upcoming) + \
+        [b.card for b in bids] + list(defense_discard) + list(attack_discard)
+    assert len(placed) == len(set(placed)), "a card placed twice"
+    everything = [c for _, c in card_locations(state)]
+    missing = set(placed) - set(everything)
+    assert not missing, f"no such cards in this game: {missing}"
+    rest = [c for c in everything if c not in set(placed)]
+    defense_rest = tuple(c for c in rest if not state.cards.card(c).is_attack)
+    attack_rest = tuple(c for c in rest if state.cards.card(c).is_attack)
+    for i in range(state.players):
+        state = state.with_seat(i, hand=hands.get(i, ()), picks=(), draft_choice=None,
+                                equipped=(), materialized=())
+    return attrs.evolve(state, defense_deck=defense_rest, attack_deck=attack_rest,
+                        defense_discard=defense_discard, attack_discard=attack_discard,
+                        bidding=attrs.evolve(state.bidding, current=current, upcoming=upcoming,
+                                             bids=bids)
+                        if state.bidding is not None else None)
+
+
+def bidding_position(cards: CardSet, players: int = 3, *, hands: dict[int, Iterable[str]],
+                     current: Iterable[str], upcoming: Optional[Iterable[str]] = None,
+                     round: int = 0, leader: Optional[int] = None,
+                     guilds: Optional[Iterable[str]] = None, seed: int = 0,
+                     attack_discard: Iterable[str] = ()) -> GameState:
+    """A state in §5-3 武器入札, step "bid", at the start of bid round `round` (0-based), the
+    leader to act. `upcoming` defaults to () in the last round and to the next attack
+    cards of the deck otherwise."""
+    state = game(cards, players, seed)
+    if guilds is not None:
+        state = with_guilds(state, guilds)
+    state = attrs.evolve(state, bidding=BiddingState(round=0, leader=0, turn=0, current=(),
+                                                     upcoming=(), passed=(False,) * players))
+    current = tuple(current)
+    _, rounds = BID_ROUNDS[players]
+    if upcoming is None:
+        upcoming = ()
+        if round < rounds - 1:
+            per_round, _ = BID_ROUNDS[players]
+            upcoming = tuple(c.id for c in cards.attack if c.id not in current)[:per_round]
+    state = arrange(state, hands=hands, current=current, upcoming=upcoming,
+                    attack_discard=attack_discard)
+    if leader is None:
+        leader = (state.start_seat + round) % players
+    bidding = BiddingState(round=round, leader=leader, turn=leader, current=current,
+                           upcoming=tuple(upcoming), passed=(False,) * players)
+    return attrs.evolve(state, phase=Phase.BIDDING, bidding=bidding)
+
+
+def build_position(cards: CardSet, players: int = 3, *, hands: dict[int, Iterable[str]],
+                   races: Optional[dict[int, tuple[str, str]]] = None,
+                   guilds: Optional[Iterable[str]] = None, seed: int = 0,
+                   **config) -> GameState:
+    """A state in §5-4 ビルド with these hands (unused cards) and race candidates."""
+    state = game(cards, players, seed, **config)
+    if guilds is not None:
+        state = with_guilds(state, guilds)
+    state = arrange(state, hands=hands)
+    for i, cands in (races or {}).items():
+        state = state.with_seat(i, race_candidates=tuple(cands))
+    return attrs.evolve(state, phase=Phase.BUILD, bidding=None)
+
+
+def run(state: GameState, *actions) -> tuple[GameState, list]:
+    """Apply actions in order; returns the final state and all events."""
+    events: list = []
+    for a in actions:
+        state, ev = apply(state, a)
+        events.extend(ev)
+    return state, events
+
+
+def of_type(events: Iterable[object], kind: type) -> list:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def strings_in(value: object) -> set[str]:
+    """Every string inside an attrs value (recursively through attrs classes, tuples,
+    lists, dicts). Used to check what an observation could reveal."""
+    out: set[str] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.add(v)
+        elif attrs.has(type(v)):
+            if isinstance(v, CardSet):
+                continue
+            stack.extend(getattr(v, f.name) for f in attrs.fields(type(v)))
+        elif isinstance(v, (tuple, list, set, frozenset)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+    return out
