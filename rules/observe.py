@@ -3,7 +3,9 @@
 A seat sees its own hand, picks and build; public cards (guilds, race candidates, bid
 targets, discard piles); for other seats only counts — hand size, picks made, and which
 targets their face-down bids lie on — until bids are revealed (§5-3) and builds are
-revealed (§5-4 公開確認). Deck order is never visible.
+revealed (§5-4 公開確認). Deck order is never visible. In the battle everything on the
+table is public (HP, mana, VP, unluck, areas, the attack in progress and the chip bag's
+contents); only the cards left unused in a hand stay hidden.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Optional
 from attrs import frozen
 
 from .engine import Decision, legal_actions, pending
-from .state import Bid, Config, GameState, Phase
+from .state import BattleState, Bid, Config, GameState, Phase
 
 
 @frozen
@@ -32,6 +34,15 @@ class SeatView:
     race: Optional[str] = None         # after the reveal
     equipped: tuple[str, ...] = ()     # after the reveal
     material: int = 0                  # after the reveal
+    # §6 battle — all public
+    hp: int = 6
+    mana: int = 0
+    vp: int = 0
+    unluck: int = 0
+    area: Optional[int] = None
+    entered: bool = False
+    knocked_out: bool = False
+    active: tuple = ()
 
 
 @frozen
@@ -58,6 +69,9 @@ class Observation:
     defense_discard: tuple[str, ...]
     attack_discard: tuple[str, ...]
     order: tuple[int, ...]
+    battle: Optional[BattleState]      # the battle is public: turn, attack, bag, drawn chips
+    winners: tuple[int, ...]
+    end_reason: Optional[str]
     pending: Decision
     legal: tuple                       # this seat's legal actions
 
@@ -76,7 +90,9 @@ def observe(state: GameState, seat: int) -> Observation:
             face_down_bids=face_down, passed=bool(bidding_now and b.passed[i]),
             confirmed=s.confirmed, auction_used=s.auction_used,
             race=s.race if show else None, equipped=s.equipped if show else (),
-            material=s.material if show else 0))
+            material=s.material if show else 0, hp=s.hp, mana=s.mana, vp=s.vp,
+            unluck=s.unluck, area=s.area, entered=s.entered, knocked_out=s.knocked_out,
+            active=s.active))
     me = state.seats[seat]
     return Observation(
         seat=seat, config=state.config, phase=state.phase, start_seat=state.start_seat,
@@ -89,4 +105,5 @@ def observe(state: GameState, seat: int) -> Observation:
         revealed_bids=b.bids if revealed else (),
         defense_deck_size=len(state.defense_deck), attack_deck_size=len(state.attack_deck),
         defense_discard=state.defense_discard, attack_discard=state.attack_discard,
-        order=state.order, pending=pending(state), legal=tuple(legal_actions(state, seat)))
+        order=state.order, battle=state.battle, winners=state.winners,
+        end_reason=state.end_reason, pending=pending(state), legal=tuple(legal_actions(state, seat)))

@@ -40,7 +40,7 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
         obs = observe(state, seat)
         action = bots[seat].choose(obs, obs.legal)
         state, events = apply(state, action)
-    print(ui("headless.stopped", lang, phase=ui("phase." + state.phase, lang)), file=out)
+    print(ui("headless.over", lang), file=out)
     return 0
 
 

@@ -48,8 +48,22 @@ UI: dict[str, dict[str, str]] = {
     "interrupted": {"ja": "中断しました。", "en": "Interrupted."},
     "headless.title": {"ja": "TACTICAL — ランダムプレイヤー{n}人の対戦 (シード {seed})",
                        "en": "TACTICAL — a game between {n} random players (seed {seed})"},
-    "headless.stopped": {"ja": "ここまで: {phase}（バトルは未実装です）",
-                         "en": "Stopped at {phase} (the battle is not implemented yet)"},
+    "headless.over": {"ja": "ゲーム終了", "en": "Game over"},
+    "chip.miss": {"ja": "ミス", "en": "miss"},
+    "chip.crit": {"ja": "クリティカル", "en": "crit"},
+    "end.stop": {"ja": "終了を選択", "en": "stopped"},
+    "end.miss": {"ja": "ミス", "en": "a miss"},
+    "end.zero_after_point": {"ja": "1以上の後の0", "en": "a 0 after a point"},
+    "end.zero_third": {"ja": "3枚目以降の0", "en": "a 0 as 3rd or later"},
+    "end.empty": {"ja": "バッグが空", "en": "the bag is empty"},
+    "end.limit": {"ja": "引ける枚数に到達", "en": "no more draws allowed"},
+    "vp.low": {"ja": "体力4以下", "en": "HP 4 or less"},
+    "vp.knockout": {"ja": "ノックアウト", "en": "knock-out"},
+    "vp.low_knockout": {"ja": "体力4以下とノックアウト", "en": "HP 4 or less and knock-out"},
+    "over.vp": {"ja": "{who}の勝利（勝利点5）", "en": "{who} wins with 5 VP"},
+    "over.round_limit": {"ja": "ラウンド上限で終了: {who}", "en": "Round limit reached: {who}"},
+    "over.no_attacks": {"ja": "誰もアタックカードを装備していないため終了", "en": "Nobody has an attack card: the game ends"},
+    "over.nobody": {"ja": "勝者なし", "en": "no winner"},
 }
 
 
@@ -73,6 +87,12 @@ class Describer:
     def cards_(self, cids) -> str:
         return "、".join(self.card(c) for c in cids) if self.lang == "ja" else \
             ", ".join(self.card(c) for c in cids) or ui("none", self.lang)
+
+    def skill(self, sid: str) -> str:
+        return self.cards.skill(sid).name.get(self.lang)
+
+    def chip(self, chip: str) -> str:
+        return ui("chip." + chip, self.lang) if chip in ("miss", "crit") else chip
 
     def race(self, rid: str) -> str:
         return self.cards.race(rid).name.get(self.lang)
@@ -176,6 +196,68 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
     E.OrderDecided: (
         lambda d, e: "処理順: " + " → ".join(d.seat(s) for s in e.order),
         lambda d, e: "Processing order: " + " → ".join(d.seat(s) for s in e.order)),
+    E.BattleStarted: (
+        lambda d, e: "バトル開始。処理順: " + " → ".join(d.seat(s) for s in e.order),
+        lambda d, e: "The battle begins. Order: " + " → ".join(d.seat(s) for s in e.order)),
+    E.Entered: (
+        lambda d, e: f"{d.seat(e.seat)}がエリア{e.area}へ{'再' if e.reenter else ''}登場",
+        lambda d, e: f"{d.seat(e.seat)} {'re-enters' if e.reenter else 'enters'} area {e.area}"),
+    E.TurnStarted: (
+        lambda d, e: f"［ラウンド{e.round}］{d.seat(e.seat)}の手番",
+        lambda d, e: f"[Round {e.round}] {d.seat(e.seat)}'s turn"),
+    E.TurnEnded: (lambda d, e: f"{d.seat(e.seat)}の手番終了", lambda d, e: f"{d.seat(e.seat)} ends the turn"),
+    E.Moved: (
+        lambda d, e: f"{d.seat(e.seat)}がエリア{e.from_area}→{e.to_area}へ移動",
+        lambda d, e: f"{d.seat(e.seat)} moves from area {e.from_area} to {e.to_area}"),
+    E.Rested: (
+        lambda d, e: f"{d.seat(e.seat)}が休息（魔力{e.mana}）",
+        lambda d, e: f"{d.seat(e.seat)} rests (mana {e.mana})"),
+    E.SkillActivated: (
+        lambda d, e: f"{d.seat(e.seat)}が継続スキル《{d.skill(e.skill)}》を発動",
+        lambda d, e: f"{d.seat(e.seat)} activates {d.skill(e.skill)}"),
+    E.SkillEnded: (
+        lambda d, e: f"{d.seat(e.seat)}の《{d.skill(e.skill)}》が終了",
+        lambda d, e: f"{d.seat(e.seat)}'s {d.skill(e.skill)} ends"),
+    E.AttackStarted: (
+        lambda d, e: f"{d.seat(e.seat)}が{d.card(e.card)}《{d.skill(e.skill)}》で" + (f"{d.seat(e.target)}へカウンター" if e.counter else "アタック"),
+        lambda d, e: f"{d.seat(e.seat)} " + (f"counters {d.seat(e.target)}" if e.counter else "attacks") + f" with {d.card(e.card)} ({d.skill(e.skill)})"),
+    E.SkillDeclared: (
+        lambda d, e: f"{d.seat(e.seat)}が《{d.skill(e.skill)}》を宣言",
+        lambda d, e: f"{d.seat(e.seat)} declares {d.skill(e.skill)}"),
+    E.ManaPaid: (
+        lambda d, e: f"{d.seat(e.seat)}が魔力{e.amount}を消費（残り{e.mana}）",
+        lambda d, e: f"{d.seat(e.seat)} pays {e.amount} mana ({e.mana} left)"),
+    E.TargetChosen: (
+        lambda d, e: f"ターゲット: {d.seat(e.target)}", lambda d, e: f"Target: {d.seat(e.target)}"),
+    E.AreaChosen: (
+        lambda d, e: f"エリア{e.area}を選択", lambda d, e: f"Area {e.area} chosen"),
+    E.UnluckUsed: (
+        lambda d, e: f"{d.seat(e.seat)}がアンラックを使用", lambda d, e: f"{d.seat(e.seat)} uses unluck"),
+    E.BagFilled: (
+        lambda d, e: "チップバッグ: " + " ".join(d.chip(c) for c in e.chips),
+        lambda d, e: "Chip bag: " + " ".join(d.chip(c) for c in e.chips)),
+    E.ChipDrawn: (
+        lambda d, e: f"チップ: {d.chip(e.chip)}（合計{e.total}）",
+        lambda d, e: f"Chip: {d.chip(e.chip)} (total {e.total})"),
+    E.DrawEnded: (
+        lambda d, e: f"引く処理終了: {ui('end.' + e.reason, 'ja')}、合計{e.total}",
+        lambda d, e: f"Drawing ends: {ui('end.' + e.reason, 'en')}, total {e.total}"),
+    E.UnluckGained: (
+        lambda d, e: f"{d.seat(e.seat)}がアンラックチップを受け取る（{e.unluck}枚）",
+        lambda d, e: f"{d.seat(e.seat)} takes an unluck chip ({e.unluck})"),
+    E.DamageDealt: (
+        lambda d, e: f"{d.seat(e.target)}に{e.amount}ダメージ（体力{e.hp}）",
+        lambda d, e: f"{d.seat(e.target)} takes {e.amount} damage (HP {e.hp})"),
+    E.VictoryPointsGained: (
+        lambda d, e: f"{d.seat(e.seat)}が勝利点{e.amount}（{ui('vp.' + e.reason, 'ja')}、計{e.vp}）",
+        lambda d, e: f"{d.seat(e.seat)} gains {e.amount} VP ({ui('vp.' + e.reason, 'en')}; {e.vp} in all)"),
+    E.KnockedOut: (
+        lambda d, e: f"{d.seat(e.seat)}がノックアウト", lambda d, e: f"{d.seat(e.seat)} is knocked out"),
+    E.CounterDeclined: (
+        lambda d, e: f"{d.seat(e.seat)}はカウンターしない", lambda d, e: f"{d.seat(e.seat)} does not counter"),
+    E.GameOver: (
+        lambda d, e: ui("over." + e.reason, "ja", who="、".join(d.seat(s) for s in e.winners) or ui("over.nobody", "ja")),
+        lambda d, e: ui("over." + e.reason, "en", who=", ".join(d.seat(s) for s in e.winners) or ui("over.nobody", "en"))),
     E.PhaseStarted: (
         lambda d, e: f"―― {ui('phase.' + e.phase, 'ja')} ――",
         lambda d, e: f"—— {ui('phase.' + e.phase, 'en')} ——"),
