@@ -7,6 +7,7 @@ import sys
 
 from rules import CardDataError, Config, apply, legal_actions, load_cards, new_game, observe
 
+from .cards_cmd import TYPES
 from .text import LANGS, Describer, default_lang, ui
 
 
@@ -17,6 +18,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=LANGS, default=None, help="ja or en (default: from the locale)")
     p.add_argument("--first-game", action="store_true", help="only the initial set (cards without the star)")
     p.add_argument("--cards", default=None, help="card data file (default: the shipped cards.toml)")
+    sub = p.add_subparsers(dest="command")
+    c = sub.add_parser("cards", help="print the card set as tables")
+    c.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
+    c.add_argument("--type", action="append", choices=TYPES, default=None,
+                   help="only this kind (repeatable): race, guild, family, defense, attack")
+    c.add_argument("--initial", action="store_true", help="only the initial set (no star)")
+    c.add_argument("--cards", default=None, dest="sub_cards", help="card data file")
     return p
 
 
@@ -49,6 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     lang = args.lang or default_lang()
     seed = args.seed if args.seed is not None else __import__("random").randrange(1 << 30)
     try:
+        if args.command == "cards":
+            from .cards_cmd import print_cards
+            lang = args.sub_lang or lang
+            print_cards(load_cards(args.sub_cards or args.cards), lang,
+                        tuple(args.type or TYPES), args.initial)
+            return 0
         return headless_game(args.players, seed, lang, args.first_game, args.cards)
     except CardDataError as exc:
         print(f"{ui('err.cards', lang)}: {exc}", file=sys.stderr)
