@@ -11,7 +11,8 @@ from typing import Iterable, Optional
 
 import attrs
 
-from . import rng as R
+from . import rng as R  # noqa: F401  (tests may patch rules.battle.R)
+from .chance import pick_chip, roll
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
                       Move, Rest, StartAttack, StartCounter, Stop, UseUnluck)
 from .build import final_stats
@@ -155,10 +156,10 @@ def _begin_turn(state: GameState, seat: int, events: Events) -> GameState:
         state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
     events.append(TurnStarted(seat, b.round))
     if not s.entered or s.knocked_out:
-        area, rs = R.die(state.rng)
+        area, state = roll(state)
         reenter = s.knocked_out
         events.append(DieRolled(seat, area, "reenter" if reenter else "enter"))
-        state = attrs.evolve(state, rng=rs).with_seat(
+        state = state.with_seat(
             seat, area=area, entered=True, knocked_out=False, hp=MAX_HP, low=False)
         events.append(Entered(seat, area, reenter))
     if not has_attack_cards(state, seat):
@@ -593,11 +594,10 @@ def running_total(drawn: Iterable[str]) -> int:
 def _draw_chip(state: GameState, events: Events) -> GameState:
     """§6 バトルチップを引く枚数 — one chip, then the decision flow of the rulebook."""
     atk = state.battle.attack
-    i, rs = R.below(state.rng, len(atk.bag))
+    i, state = pick_chip(state, atk.bag)
     chip = atk.bag[i]
     bag = atk.bag[:i] + atk.bag[i + 1:]
     drawn = atk.drawn + (chip,)
-    state = attrs.evolve(state, rng=rs)
     state = _set_attack(state, bag=bag, drawn=drawn)
     events.append(ChipDrawn(atk.attacker, chip, running_total(drawn)))
     end = draw_outcome(drawn, bool(bag), atk.unluck_used, _draw_limit(state, atk))

@@ -22,6 +22,7 @@ from attrs import frozen
 
 from . import battle as B
 from . import rng as R
+from .chance import roll
 from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace, ChooseTarget,
                       Confirm, Decline, Declare, Done, Draw, EndTurn, IllegalAction, Move, Pass,
                       Pay, Pick, PlaceBid, Remove, Rest, StartAttack, StartCounter, Stop, Swap,
@@ -623,31 +624,31 @@ def _decide_order(state: GameState, events: Events) -> GameState:
     tied seats only, re-rolled among equal rolls until settled."""
     agi = {i: final_stats(state.cards, s.race, s.equipped)["agi"]
            for i, s in enumerate(state.seats)}
-    rs = state.rng
     order: list[int] = []
     for value in sorted(set(agi.values()), reverse=True):
         group = [i for i in range(state.players) if agi[i] == value]
-        ranked, rs = _settle_ties(rs, group, events)
+        ranked, state = _settle_ties(state, group, events)
         order.extend(ranked)
     events.append(OrderDecided(tuple(order)))
-    state = attrs.evolve(state, rng=rs, order=tuple(order), phase=Phase.BATTLE)
+    state = attrs.evolve(state, order=tuple(order), phase=Phase.BATTLE)
     events.append(PhaseStarted(Phase.BATTLE))
     return B.start_battle(state, events)
 
 
-def _settle_ties(rs: int, group: list[int], events: Events) -> tuple[list[int], int]:
+def _settle_ties(state: GameState, group: list[int], events: Events
+                 ) -> tuple[list[int], GameState]:
     if len(group) == 1:
-        return group, rs
+        return group, state
     rolls: dict[int, int] = {}
     for seat in group:
-        rolls[seat], rs = R.die(rs)
+        rolls[seat], state = roll(state)
         events.append(DieRolled(seat, rolls[seat], "order"))
     out: list[int] = []
     for value in sorted(set(rolls.values()), reverse=True):
         sub = [s for s in group if rolls[s] == value]
-        ranked, rs = _settle_ties(rs, sub, events)
+        ranked, state = _settle_ties(state, sub, events)
         out.extend(ranked)
-    return out, rs
+    return out, state
 
 
 _APPLY = {

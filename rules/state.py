@@ -151,6 +151,19 @@ class BattleState:
 
 
 @frozen
+class Script:
+    """Scripted chance for scenarios and tests: die results and the chips drawn, used
+    before the RNG (DESIGN.md: tests and scenarios may script chance outcomes)."""
+
+    dice: tuple[int, ...] = ()
+    chips: tuple[str, ...] = ()
+
+
+class ChanceScriptError(Exception):
+    """A scripted chance outcome that cannot happen (e.g. a chip not in the bag)."""
+
+
+@frozen
 class GameState:
     config: Config
     cards: CardSet = attrs.field(repr=False)
@@ -168,6 +181,7 @@ class GameState:
     battle: Optional["BattleState"] = None
     winners: tuple[int, ...] = ()
     end_reason: Optional[str] = None    # "vp" | "round_limit" | "no_attacks"
+    script: Script = Script()
 
     @property
     def players(self) -> int:
