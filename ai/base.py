@@ -29,7 +29,16 @@ class RandomPlayer:
         return legal[self._rng.randrange(len(legal))]
 
 
-def make_player(level: str, seed: int = 0) -> Player:
+LEVELS = ("random", "easy", "normal")
+
+
+def make_player(level: str, seed: int = 0, cards=None) -> Player:
+    """A player of the given level: random | easy | normal."""
     if level == "random":
         return RandomPlayer(seed)
-    raise ValueError(f"unknown AI level {level!r} (levels: random)")
+    from .normal import EasyPlayer, NormalPlayer
+    if level == "normal":
+        return NormalPlayer(cards, seed)
+    if level == "easy":
+        return EasyPlayer(cards, seed)
+    raise ValueError(f"unknown AI level {level!r} (levels: {', '.join(LEVELS)})")

@@ -42,6 +42,7 @@ class SeatView:
     area: Optional[int] = None
     entered: bool = False
     knocked_out: bool = False
+    low: bool = False                  # HP has been 4 or less since last set to 6
     active: tuple = ()
 
 
@@ -92,7 +93,7 @@ def observe(state: GameState, seat: int) -> Observation:
             race=s.race if show else None, equipped=s.equipped if show else (),
             material=s.material if show else 0, hp=s.hp, mana=s.mana, vp=s.vp,
             unluck=s.unluck, area=s.area, entered=s.entered, knocked_out=s.knocked_out,
-            active=s.active))
+            low=s.low, active=s.active))
     me = state.seats[seat]
     return Observation(
         seat=seat, config=state.config, phase=state.phase, start_seat=state.start_seat,
