@@ -10,6 +10,10 @@ STAT_NAMES = {
     "ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},
     "en": {"mana": "Mana", "str": "Str", "int": "Int", "dex": "Dex", "def": "Def", "agi": "Agi"},
 }
+STAT_SHORT = {
+    "ja": {"mana": "魔", "str": "腕", "int": "知", "dex": "器", "def": "防", "agi": "敏"},
+    "en": {"mana": "Ma", "str": "St", "int": "In", "dex": "Dx", "def": "Df", "agi": "Ag"},
+}
 RANGE_NAMES = {"ja": {"short": "近距離", "mid": "中距離", "long": "遠距離"},
                "en": {"short": "Short", "mid": "Mid", "long": "Long"}}
 TIMING = {

@@ -100,6 +100,20 @@ class Describer:
     def guild(self, gid: str) -> str:
         return self.cards.guild(gid).name.get(self.lang)
 
+    def bid_table(self, e: E.BidsRevealed) -> list[str]:
+        """The revealed bids, one line per target, highest first."""
+        head = f"第{e.round}入札ラウンドの入札:" if self.lang == "ja" else f"Bids of round {e.round}:"
+        out = [head]
+        targets = list(dict.fromkeys(b.target for b in e.bids))
+        for t in targets:
+            bids = sorted((b for b in e.bids if b.target == t), key=lambda b: -b.value)
+            out.append(f" {self.card(t)}: " + ", ".join(
+                f"{self.seat(b.seat)} {b.value}（{self.card(b.card)}）" if self.lang == "ja"
+                else f"{self.seat(b.seat)} {b.value} ({self.card(b.card)})" for b in bids))
+        if not targets:
+            out.append(" " + ui("none", self.lang))
+        return out
+
     def describe(self, e: E.Event) -> str:
         fn = _FORMATS.get(type(e))
         if fn is None:

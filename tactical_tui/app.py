@@ -1,0 +1,327 @@
+"""The Textual app: title, setup, the phase screens, AI seats in a worker, hotseat."""
+
+from __future__ import annotations
+
+import random
+from functools import partial
+from typing import Optional
+
+from rich.text import Text
+from textual.app import App
+from textual.widgets import RichLog
+
+from rules import Config, IllegalAction
+from rules import events as E
+from rules.cards import CardSet, default_cards
+
+from .i18n import t
+from .screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen,
+                      SetupScreen, TitleScreen)
+from .table import GameTable, LogEntry, SeatSetup
+from .text import Describer, default_lang
+from .widgets import (ChoiceScreen, ConfirmScreen, HandOverScreen, LogScreen, TextScreen,
+                      card_details, localized)
+from .help import help_text
+
+PHASE_SCREENS = {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
+                 "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
+# Events after which the app stops to show what happened (the resolution walk-through).
+RESULT_EVENTS = (E.BidsRevealed, E.BuildRevealed)
+
+
+class TacticalApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "TACTICAL"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, lang: Optional[str] = None, cards: Optional[CardSet] = None,
+                 ai_delay: float = 0.6, quick: bool = False, seed: Optional[int] = None) -> None:
+        super().__init__()
+        self.lang = lang or default_lang()
+        self.cards = cards or default_cards()
+        self.ai_delay = ai_delay
+        self.table: Optional[GameTable] = None
+        self.viewer = 0
+        self.busy = False
+        self._phase: Optional[str] = None
+        self._quick = quick
+        self._seed = seed
+        self._results: list[LogEntry] = []
+        self._waiting_modal = False
+
+    # ------------------------------------------------------------------ start-up
+    def on_mount(self) -> None:
+        if self._quick:
+            self.quick_game()
+        else:
+            self.push_screen(localized(TitleScreen, self.lang)())
+
+    def set_lang(self, lang: str) -> None:
+        self.lang = lang
+        if isinstance(self.screen, SetupScreen):
+            old = self.screen
+            new = localized(SetupScreen, lang)()
+            new.players, new.seats, new.first_game, new.seed, new.delay = \
+                old.players, old.seats, old.first_game, old.seed, old.delay
+            self.switch_screen(new)
+        elif isinstance(self.screen, TitleScreen):
+            self.switch_screen(localized(TitleScreen, lang)())
+
+    def title_choice(self, choice: str) -> None:
+        if choice == "quick":
+            self.quick_game()
+        elif choice == "new":
+            self.push_screen(localized(SetupScreen, self.lang)())
+        elif choice == "continue":
+            self.notify(t("title.no_save", self.lang))
+        elif choice == "rules":
+            self.action_help()
+        elif choice == "lang":
+            self.set_lang("en" if self.lang == "ja" else "ja")
+        elif choice == "quit":
+            self.exit()
+
+    def quick_game(self) -> None:
+        self.start_game(4, ("human", "normal", "normal", "normal"), True, self._seed, self.ai_delay)
+
+    def start_game(self, players: int, seats: tuple[str, ...], first_game: bool,
+                   seed: Optional[int], delay: float) -> None:
+        seed = seed if seed is not None else random.randrange(1 << 30)
+        setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
+                       for s in seats)
+        self.table = GameTable(Config(players=players, first_game=first_game), setups, seed,
+                               self.cards)
+        self.ai_delay = delay
+        self.viewer = self.table.humans[0] if self.table.humans else 0
+        self._phase = None
+        self.busy = False
+        self.advance()
+
+    def action_new_game(self) -> None:
+        self._phase = None
+        self.table = None
+        self._reset_to(localized(SetupScreen, self.lang)())
+
+    def action_back_to_title(self) -> None:
+        self._phase = None
+        self.table = None
+        self._reset_to(localized(TitleScreen, self.lang)())
+
+    def _reset_to(self, screen) -> None:
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    # ------------------------------------------------------------------ the loop
+    def _phase_screen(self):
+        scr = self.screen
+        from .screens import GameScreen
+        return scr if isinstance(scr, GameScreen) else None
+
+    def _modal_open(self) -> bool:
+        from textual.screen import ModalScreen
+        return isinstance(self.screen, (ModalScreen, HandOverScreen))
+
+    def advance(self) -> None:
+        """After every change: show results, switch screens by phase, let AI seats act,
+        hand over between human seats."""
+        table = self.table
+        if table is None or self._modal_open() or self.busy:
+            return
+        if self._results:
+            entries, self._results = self._results, []
+            self.show_results(entries)
+            return
+        phase = table.state.phase
+        human = table.human_to_act()
+        ai = table.ai_to_act()
+        if human is not None and human != self.viewer and len(table.humans) > 1 \
+                and (ai is None or phase not in ("draft", "build")):
+            self.viewer = human
+            self._show_phase(phase, force=True, handover=True)
+            return
+        self._show_phase(phase)
+        if phase == "over":
+            return
+        if ai is not None and (human is None or phase in ("draft", "build")):
+            self._start_ai(ai)
+            return
+        scr = self._phase_screen()
+        if scr is not None:
+            scr.update_view()
+        if human is not None:
+            self._prompt(human)
+
+    def _show_phase(self, phase: str, force: bool = False, handover: bool = False) -> None:
+        if phase == self._phase and not force:
+            return
+        self._phase = phase
+        screen = localized(PHASE_SCREENS[phase], self.lang)()
+        if self._phase_screen() is not None:
+            self.switch_screen(screen)
+        else:
+            self._reset_to(screen)
+        if handover:
+            msg = t("handover", self.lang, seat=t("seat", self.lang, n=self.viewer + 1))
+            self.push_screen(localized(HandOverScreen, self.lang)(msg),
+                             lambda _: self.call_later(self.advance))
+
+    def _prompt(self, seat: int) -> None:
+        """Decisions shown as a dialog rather than on the phase screen."""
+        kind = self.table.pending().kind
+        if kind not in ("auction", "payment", "appraisal"):
+            return
+        obs = self.table.observe(seat)
+        legal = list(obs.legal)
+        name = lambda c: self.cards.card(c).name.get(self.lang)
+        labels = []
+        for a in legal:
+            if kind == "auction":
+                labels.append(t("choice.decline", self.lang) if not hasattr(a, "card") else
+                              t("choice.use_auction", self.lang, card=name(a.card),
+                                target=name(next(b.target for b in obs.revealed_bids if b.card == a.card))))
+            elif kind == "payment":
+                labels.append(t("choice.pay", self.lang, card=name(a.card)))
+            else:
+                labels.append(t("choice.decline", self.lang) if not hasattr(a, "target") else
+                              t("choice.appraise", self.lang, target=name(a.target)))
+
+        def chosen(i):
+            if i is not None:
+                self.submit(legal[i])
+            else:
+                self.call_later(self.advance)
+        self.push_screen(localized(ChoiceScreen, self.lang)(t("choice." + kind, self.lang), labels,
+                                                             cancel=False), chosen)
+
+    def _start_ai(self, seat: int) -> None:
+        self.busy = True
+        self.run_worker(partial(self._ai_work, seat), thread=True, exclusive=True, group="ai")
+
+    def _ai_work(self, seat: int) -> None:
+        action, reason = self.table.ai_decide(seat)
+        self.call_from_thread(self._ai_done, seat, action, reason)
+
+    def _ai_done(self, seat: int, action, reason) -> None:
+        table = self.table
+        if table is None:
+            self.busy = False
+            return
+        phase = table.state.phase
+        entries = table.submit_ai(seat, action, reason)
+        self.busy = False
+        self._after(entries)
+        delay = self.ai_delay if phase in ("bidding", "battle") else 0
+        if delay:
+            self.set_timer(delay, self.advance)
+        else:
+            self.call_later(self.advance)
+
+    def submit(self, action) -> None:
+        """A human seat's action."""
+        if self.table is None or self.busy:
+            return
+        try:
+            entries = self.table.submit(action)
+        except IllegalAction as exc:
+            self.notify(t("illegal", self.lang, reason=exc.reason), severity="error")
+            return
+        self._after(entries)
+        self.call_later(self.advance)
+
+    def _after(self, entries: list[LogEntry]) -> None:
+        scr = self._phase_screen()
+        if scr is not None and scr._ready:
+            log = scr.query_one("#log", RichLog)
+            for e in entries:
+                line = self.log_line(e)
+                if line:
+                    log.write(Text(line))
+        if any(isinstance(e.event, RESULT_EVENTS) for e in entries):
+            self._results.extend(entries)
+
+    # ------------------------------------------------------------------ log & modals
+    def log_line(self, entry: LogEntry) -> Optional[str]:
+        from rules.events import visible
+        d = Describer(self.cards, self.lang)
+        if entry.event is not None:
+            if not visible(entry.event, self.viewer):
+                return None
+            return d.describe(entry.event)
+        if entry.reason is not None:
+            from ai.explain import reason_text
+            return f"  └ {t('seat', self.lang, n=entry.seat + 1)}: {reason_text(entry.reason, self.cards, self.lang)}"
+        return None
+
+    def fill_log(self, log: RichLog) -> None:
+        if self.table is None:
+            return
+        for e in self.table.log[-60:]:
+            line = self.log_line(e)
+            if line:
+                log.write(Text(line))
+
+    def show_results(self, entries: list[LogEntry]) -> None:
+        start = next(i for i, e in enumerate(entries) if isinstance(e.event, RESULT_EVENTS))
+        d = Describer(self.cards, self.lang)
+        lines = []
+        for e in entries[start:]:
+            if isinstance(e.event, E.BidsRevealed):
+                lines.extend(d.bid_table(e.event))
+            else:
+                line = self.log_line(e)
+                if line:
+                    lines.append(line)
+        title = t("reveal.title" if any(isinstance(e.event, E.BidsRevealed) for e in entries)
+                  else "reveal.builds", self.lang)
+        self.push_screen(localized(TextScreen, self.lang)(title, Text("\n".join(lines))),
+                         lambda _: self.call_later(self.advance))
+
+    def action_show_log(self) -> None:
+        if self.table is None:
+            return
+        lines = [x for x in (self.log_line(e) for e in self.table.log) if x]
+        self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), lines),
+                         lambda _: self.call_later(self.advance))
+
+    def action_help(self) -> None:
+        scr = self._phase_screen()
+        where = self._phase if scr is not None else "title"
+        self.push_screen(localized(TextScreen, self.lang)(t("help.title", self.lang),
+                                                          help_text(self.lang, where)),
+                         lambda _: self.call_later(self.advance))
+
+    def show_card(self, cid: str) -> None:
+        title, body = card_details(self.cards, cid, self.lang)
+        self.push_screen(localized(TextScreen, self.lang)(title, body),
+                         lambda _: self.call_later(self.advance))
+
+    def action_hint(self) -> None:
+        if self.table is None or self.busy:
+            return
+        seat = self.table.human_to_act()
+        if seat is None or seat != self.viewer:
+            return
+        from ai.explain import reason_text
+        _, reason = self.table.hint(seat)
+        self.notify(t("hint", self.lang, text=reason_text(reason, self.cards, self.lang)))
+
+    def action_auto(self) -> None:
+        """Let the normal AI make this one decision for the human seat (shift+H)."""
+        if self.table is None or self.busy:
+            return
+        seat = self.table.human_to_act()
+        if seat is None or seat != self.viewer:
+            return
+        action, _ = self.table.hint(seat)
+        self.submit(action)
+
+    def action_request_quit(self) -> None:
+        if isinstance(self.screen, ConfirmScreen):
+            self.exit()
+            return
+        self.push_screen(localized(ConfirmScreen, self.lang)(t("quit.ask", self.lang)),
+                         lambda yes: self.exit() if yes else self.call_later(self.advance))

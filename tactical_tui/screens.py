@@ -1,0 +1,728 @@
+"""The screens: title, setup, draft, bid table, build editor, battle, game over. Each
+phase screen is a thin view over one seat's observation; it sends that seat's actions to
+the app (which passes them to the table)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+
+from rules import actions as A
+from rules.battle import AREAS, RANGE_AREA, RANGE_CRIT, distance, step_area
+from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
+from rules.cards import STATS
+
+from .cardtext import STAT_NAMES, STAT_SHORT
+from .i18n import pad, t
+from .widgets import BaseScreen, card_line
+
+
+class TitleScreen(BaseScreen):
+    KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True)]
+    ITEMS = ("quick", "new", "continue", "rules", "lang", "quit")
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="title-art")
+        yield OptionList(id="menu")
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        self.query_one("#topbar", Static).update(Text("TACTICAL", style="bold"))
+        self.query_one("#title-art", Static).update(Text(
+            "\n  T A C T I C A L\n\n  " + self.tr("title.tagline") + "\n", style="bold"))
+        menu = self.query_one("#menu", OptionList)
+        menu.clear_options()
+        menu.add_options([Option(self.tr("title." + k), id=k) for k in self.ITEMS])
+        menu.highlighted = 0
+        menu.focus()
+
+    def action_noop(self) -> None:
+        pass
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.app.title_choice(event.option.id)
+
+
+class SetupScreen(BaseScreen):
+    """New game: players, each seat human/AI level, first game, language, seed, AI pause."""
+
+    KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True),
+                              ("right", "change(1)", "", False),
+                              ("escape", "app.back_to_title", "key.back", True)]
+    LEVELS = ("human", "normal", "easy", "random")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.players = 4
+        self.seats = ["human", "normal", "normal", "normal", "normal"]
+        self.first_game = True
+        self.seed = None
+        self.delay = 0.6
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="setup-title")
+        yield OptionList(id="form")
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def rows(self) -> list[tuple[str, str]]:
+        lv = lambda x: self.tr("setup.human") if x == "human" else \
+            self.tr("setup.ai", level=self.tr("level." + x))
+        out = [("players", f"{self.tr('setup.players')}: {self.players}")]
+        for i in range(self.players):
+            out.append((f"seat{i}", f"{self.tr('setup.seat', n=i + 1)}: {lv(self.seats[i])}"))
+        out.append(("first", f"{self.tr('setup.first_game')}: "
+                             f"{self.tr('setup.on') if self.first_game else self.tr('setup.off')}"))
+        out.append(("lang", f"{self.tr('setup.lang')}: {'日本語' if self.lang == 'ja' else 'English'}"))
+        out.append(("seed", f"{self.tr('setup.seed')}: "
+                            f"{self.seed if self.seed is not None else self.tr('setup.random')}"))
+        out.append(("delay", f"{self.tr('setup.delay')}: {self.delay:.1f}"))
+        out.append(("start", self.tr("setup.start")))
+        return out
+
+    def refresh_view(self) -> None:
+        self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("title.new"), style="bold"))
+        self.query_one("#setup-title", Static).update(self.tr("setup.title"))
+        form = self.query_one("#form", OptionList)
+        keep = form.highlighted or 0
+        form.clear_options()
+        form.add_options([Option(text, id=key) for key, text in self.rows()])
+        form.highlighted = min(keep, form.option_count - 1)
+        form.focus()
+
+    def action_change(self, step: int) -> None:
+        form = self.query_one("#form", OptionList)
+        if form.highlighted is None:
+            return
+        key = form.get_option_at_index(form.highlighted).id
+        if key == "players":
+            self.players = min(5, max(3, self.players + step))
+        elif key.startswith("seat"):
+            i = int(key[4:])
+            k = (self.LEVELS.index(self.seats[i]) + step) % len(self.LEVELS)
+            self.seats[i] = self.LEVELS[k]
+            if not any(s == "human" for s in self.seats[:self.players]):
+                self.seats[i] = "human" if step > 0 else self.seats[i]
+                if not any(s == "human" for s in self.seats[:self.players]):
+                    self.seats[0] = "human"
+        elif key == "first":
+            self.first_game = not self.first_game
+        elif key == "lang":
+            self.app.set_lang("en" if self.lang == "ja" else "ja")
+            return
+        elif key == "seed":
+            self.seed = None if (self.seed is not None and self.seed + step < 0) else \
+                max(0, (self.seed if self.seed is not None else -1) + step)
+        elif key == "delay":
+            self.delay = round(min(3.0, max(0.0, self.delay + 0.2 * step)), 1)
+        self.refresh_view()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == "start":
+            seats = tuple(self.seats[:self.players])
+            self.app.start_game(self.players, seats, self.first_game, self.seed, self.delay)
+        else:
+            self.action_change(1)
+
+
+class GameScreen(BaseScreen):
+    """A phase screen: top bar, body, a log strip, the Footer. Subclasses fill `refresh_view`."""
+
+    KEYS = BaseScreen.KEYS + [("enter", "select_current", "key.select", True, True),
+                              ("l", "app.show_log", "key.log", True),
+                              ("h", "app.hint", "key.hint", False),
+                              ("H", "app.auto", "key.auto", False),
+                              ("d", "details", "key.details", True)]
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="topbar")
+        with Vertical(id="body"):
+            yield from self.compose_body()
+            yield RichLog(id="log", wrap=True, markup=False, max_lines=500)
+        yield from self.compose_guard()
+        from textual.widgets import Footer
+        yield Footer()
+
+    @property
+    def table(self):
+        return self.app.table
+
+    @property
+    def seat(self) -> int:
+        return self.app.viewer
+
+    @property
+    def obs(self):
+        return self.table.observe(self.seat)
+
+    @property
+    def cards(self):
+        return self.table.cards
+
+    _ready = False
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self.app.fill_log(self.query_one("#log", RichLog))
+        self.refresh_view()
+
+    def update_view(self) -> None:
+        """Refresh once the screen is mounted (it refreshes itself on mount)."""
+        if self._ready:
+            self.refresh_view()
+
+    def my_turn(self) -> bool:
+        return not self.app.busy and self.seat in self.obs.pending.seats
+
+    def legal(self) -> list:
+        return list(self.obs.legal) if self.my_turn() else []
+
+    def seat_name(self, i: int) -> str:
+        name = t("seat", self.lang, n=i + 1)
+        if i == self.seat:
+            name += f"({self.tr('you')})"
+        elif not self.table.seats[i].human:
+            name += "·AI"
+        return name
+
+    def status(self) -> str:
+        d = self.obs.pending
+        if self.my_turn():
+            return self.tr("your_turn")
+        who = ", ".join(t("seat", self.lang, n=s + 1) for s in d.seats) or "—"
+        return self.tr("waiting", who=who)
+
+    def highlighted_card(self):
+        return None
+
+    def action_select_current(self) -> None:
+        if isinstance(self.focused, OptionList):
+            self.focused.action_select()
+
+    def action_details(self) -> None:
+        cid = self.highlighted_card()
+        if cid:
+            self.app.show_card(cid)
+
+    def send(self, action) -> None:
+        self.app.submit(action)
+
+    def refresh_view(self) -> None:  # pragma: no cover - overridden
+        pass
+
+
+# ----------------------------------------------------------------------------- draft
+
+class DraftScreen(GameScreen):
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(classes="main"):
+            yield OptionList(id="hand", classes="panel")
+            yield Static("", id="info", classes="panel side")
+
+    def action_noop(self) -> None:
+        pass
+
+    def refresh_view(self) -> None:
+        obs = self.obs
+        self.query_one("#topbar", Static).update(Text(
+            f"{self.tr('draft.title')}  {self.seat_name(self.seat)}  "
+            f"{self.tr('draft.left', n=len(obs.hand))}  — {self.status()}"))
+        hand = self.query_one("#hand", OptionList)
+        hand.border_title = self.tr("draft.hand")
+        keep = hand.highlighted
+        hand.clear_options()
+        legal = {a.card for a in self.legal()}
+        for c in obs.hand:
+            hand.add_option(Option(card_line(self.cards, c, self.lang, 40), id=c,
+                                   disabled=c not in legal))
+        if obs.hand:
+            hand.highlighted = min(keep or 0, len(obs.hand) - 1)
+        hand.focus()
+        info = []
+        info.append(f"{self.tr('draft.races')}:")
+        for r in obs.seats[self.seat].race_candidates:
+            race = self.cards.race(r)
+            info.append(" " + race.name.get(self.lang) + " " + " ".join(
+                f"{STAT_SHORT[self.lang][k]}{v}" for k, v in race.stats.items()))
+        if obs.draft_choice:
+            info.append(self.tr("draft.chosen", card=self.cards.card(obs.draft_choice).name.get(self.lang)))
+        for r, targets in ((obs.bid_round or 0, obs.targets), ((obs.bid_round or 0) + 1, obs.upcoming)):
+            if targets:
+                info.append(f"{self.tr('draft.targets', r=r + 1)}:")
+                info += [" " + str(card_line(self.cards, c, self.lang, 32)) for c in targets]
+        picks = obs.picks
+        mat = sum(self.cards.card(c).material for c in picks)
+        bids = ",".join(str(self.cards.card(c).bid) for c in sorted(picks, key=lambda c: -self.cards.card(c).bid))
+        info.append(self.tr("draft.picks", n=len(picks)) + "  " + self.tr("draft.tally", m=mat, bids=bids or "-"))
+        info.append(self.tr("legend.cbm"))
+        side = self.query_one("#info", Static)
+        side.border_title = self.tr("draft.info")
+        side.update("\n".join(info))
+
+    def highlighted_card(self):
+        hand = self.query_one("#hand", OptionList)
+        if hand.highlighted is None or not hand.option_count:
+            return None
+        return hand.get_option_at_index(hand.highlighted).id
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if self.my_turn():
+            self.send(A.Pick(self.seat, event.option.id))
+
+
+# --------------------------------------------------------------------------- bidding
+
+class BidScreen(GameScreen):
+    KEYS = GameScreen.KEYS + [("p", "pass", "key.pass", True),
+                              ("tab", "switch", "key.switch", True)]
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(classes="main"):
+            with Vertical(classes="left"):
+                yield OptionList(id="targets", classes="panel")
+                yield OptionList(id="hand", classes="panel")
+            yield Static("", id="seats", classes="panel side")
+
+    def action_noop(self) -> None:
+        pass
+
+    def refresh_view(self) -> None:
+        obs = self.obs
+        from rules.state import BID_ROUNDS
+        per, rounds = BID_ROUNDS[len(obs.seats)]
+        self.query_one("#topbar", Static).update(Text(
+            f"{self.tr('bid.title', r=(obs.bid_round or 0) + 1, n=rounds)}  "
+            f"{self.seat_name(self.seat)} — {self.status()}"))
+        targets = self.query_one("#targets", OptionList)
+        targets.border_title = self.tr("bid.targets")
+        keep_t = targets.highlighted
+        targets.clear_options()
+        for c in obs.targets:
+            downs = sum(1 for s in obs.seats for x in s.face_down_bids if x == c)
+            mark = f" ▼{downs}" if downs else ""
+            targets.add_option(Option(card_line(self.cards, c, self.lang, 33) + Text(mark), id=c))
+        for c in obs.upcoming:
+            targets.add_option(Option(Text(f"({self.tr('bid.next')}) ") + card_line(self.cards, c, self.lang, 28),
+                                      id="next:" + c, disabled=True))
+        if obs.targets:
+            targets.highlighted = min(keep_t or 0, len(obs.targets) - 1)
+        hand = self.query_one("#hand", OptionList)
+        hand.border_title = self.tr("bid.hand")
+        keep_h = hand.highlighted
+        hand.clear_options()
+        bid_cards = [c for c in obs.hand if not self.cards.card(c).is_attack]
+        for c in sorted(bid_cards, key=lambda c: -self.cards.card(c).bid):
+            hand.add_option(Option(card_line(self.cards, c, self.lang, 36), id=c))
+        if bid_cards:
+            hand.highlighted = min(keep_h or 0, len(bid_cards) - 1)
+        lines = []
+        for s in obs.seats:
+            bits = [self.seat_name(s.seat)]
+            if s.seat == obs.leader:
+                bits.append(self.tr("bid.leader"))
+            if s.face_down_bids:
+                bits.append(self.tr("bid.face_down", n=len(s.face_down_bids)))
+            if s.passed:
+                bits.append(self.tr("bid.passed"))
+            elif s.seat in obs.pending.seats and obs.pending.kind == "bid":
+                bits.append("← " + self.tr("bid.turn"))
+            lines.append(" ".join(bits))
+        lines.append("")
+        lines.append(self.tr("bid.help"))
+        if not bid_cards:
+            lines.append(self.tr("bid.no_cards"))
+        side = self.query_one("#seats", Static)
+        side.border_title = self.tr("bid.seats")
+        side.update("\n".join(lines))
+        if self.focused is None or self.focused.id not in ("targets", "hand"):
+            targets.focus()
+
+    def action_switch(self) -> None:
+        t_, h = self.query_one("#targets", OptionList), self.query_one("#hand", OptionList)
+        (h if self.focused is t_ else t_).focus()
+
+    def action_pass(self) -> None:
+        if self.my_turn() and self.obs.pending.kind == "bid":
+            self.send(A.Pass(self.seat))
+
+    def highlighted_card(self):
+        ol = self.focused if isinstance(self.focused, OptionList) else self.query_one("#targets", OptionList)
+        if ol.highlighted is None or not ol.option_count:
+            return None
+        cid = ol.get_option_at_index(ol.highlighted).id
+        return cid.split(":", 1)[-1]
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "targets":
+            self.query_one("#hand", OptionList).focus()
+            return
+        if not self.my_turn() or self.obs.pending.kind != "bid":
+            return
+        targets = self.query_one("#targets", OptionList)
+        if targets.highlighted is None:
+            return
+        target = targets.get_option_at_index(targets.highlighted).id
+        self.send(A.PlaceBid(self.seat, target, event.option.id))
+        targets.focus()
+
+
+# ----------------------------------------------------------------------------- build
+
+class BuildScreen(GameScreen):
+    KEYS = GameScreen.KEYS + [("e", "zone('equip')", "key.equip", True),
+                              ("m", "zone('materialize')", "key.materialize", True),
+                              ("u", "zone('unused')", "key.unused", True),
+                              ("r", "race", "key.race", True),
+                              ("c", "confirm", "key.confirm", True)]
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(classes="main"):
+            yield OptionList(id="cards", classes="panel")
+            yield Static("", id="check", classes="panel side")
+
+    def zone_of(self, obs, c) -> str:
+        return "equip" if c in obs.equipped else "materialize" if c in obs.materialized else "unused"
+
+    def refresh_view(self) -> None:
+        obs = self.obs
+        me = obs.seats[self.seat]
+        race = obs.race
+        race_text = self.tr("build.race", race=self.cards.race(race).name.get(self.lang)) if race \
+            else self.tr("build.no_race")
+        self.query_one("#topbar", Static).update(Text(
+            f"{self.tr('build.title')}  {self.seat_name(self.seat)}  {race_text} — {self.status()}"))
+        ol = self.query_one("#cards", OptionList)
+        ol.border_title = self.tr("build.cards")
+        keep = ol.highlighted
+        ol.clear_options()
+        owned = obs.equipped + obs.materialized + obs.hand
+        for c in owned:
+            z = self.zone_of(obs, c)
+            tag = pad(self.tr("zone." + z), 5)
+            ol.add_option(Option(card_line(self.cards, c, self.lang, 42, extra=f"[{tag}] ".replace(" ]", "]")), id=c))
+        if owned:
+            ol.highlighted = min(keep or 0, len(owned) - 1)
+        ol.focus()
+        self.query_one("#check", Static).update(self.check_text(obs))
+        self.query_one("#check", Static).border_title = self.tr("build.check")
+
+    def check_text(self, obs) -> Text:
+        cards = self.cards
+        me = obs.seats[self.seat]
+        revealed = me.material if obs.phase == "reveal" and me.race else None
+        avail = available_material(cards, me.guild, obs.materialized) if revealed is None else revealed
+        cost = equip_cost(cards, obs.equipped)
+        stats = final_stats(cards, obs.race, obs.equipped)
+        lines = [self.tr("build.slots", n=hand_slots_used(cards, obs.equipped))]
+        parts = {cards.card(c).part for c in obs.equipped if cards.card(c).type == "armor"}
+        names = {"head": "頭", "body": "胴", "arms": "腕", "legs": "脚"} if self.lang == "ja" else \
+            {"head": "head", "body": "body", "arms": "arms", "legs": "legs"}
+        lines.append(self.tr("build.parts") + ": " + " ".join(
+            (names[p] if p in parts else "-") for p in ("head", "body", "arms", "legs")))
+        mark = "✓" if cost <= avail else "✗"
+        lines.append(f"{mark} " + self.tr("build.material", have=avail, cost=cost))
+        lines.append(self.tr("build.stats") + ": " + " ".join(
+            f"{STAT_SHORT[self.lang][k]}{v}" for k, v in stats.items()))
+        usable = []
+        for c in obs.equipped:
+            for sk in cards.card(c).skills:
+                if stats.meets(sk.requires):
+                    usable.append(sk.name.get(self.lang))
+        lines.append(self.tr("build.skills") + ": " + ("、" if self.lang == "ja" else ", ").join(usable or ["-"]))
+        v = violations(cards, obs.race, obs.equipped, avail)
+        if v:
+            for x in v:
+                lines.append(self.tr("build.bad", reason=self.violation_text(x)))
+        else:
+            lines.append(self.tr("build.ok"))
+        if not any(cards.card(c).is_attack for c in obs.equipped):
+            lines.append(self.tr("build.no_attack"))
+        if obs.seats[self.seat].confirmed and obs.phase == "build":
+            lines.append("")
+            lines.append(self.tr("build.waiting"))
+        if obs.pending.kind == "reveal_fix" and self.seat in obs.pending.seats:
+            lines.append(self.tr("reveal.fix"))
+        lines.append(self.tr("legend.cbm"))
+        return Text("\n".join(lines))
+
+    def violation_text(self, v) -> str:
+        names = ("、" if self.lang == "ja" else ", ").join(self.cards.card(c).name.get(self.lang) for c in v.cards)
+        base = t("violation." + v.code, self.lang)
+        if v.code in ("hand_slots", "material"):
+            return f"{base} ({v.have}/{v.limit})"
+        return f"{base}: {names}" if names else base
+
+    def highlighted_card(self):
+        ol = self.query_one("#cards", OptionList)
+        if ol.highlighted is None or not ol.option_count:
+            return None
+        return ol.get_option_at_index(ol.highlighted).id
+
+    def action_zone(self, zone: str) -> None:
+        c = self.highlighted_card()
+        if c is None or not self.my_turn():
+            return
+        obs = self.obs
+        if obs.pending.kind == "reveal_fix":
+            if zone == "unused":
+                self.send(A.Remove(self.seat, c))
+            return
+        if self.zone_of(obs, c) == zone:
+            return
+        self.send(A.Assign(self.seat, c, zone))
+
+    def action_cycle(self) -> None:
+        c = self.highlighted_card()
+        if c is None:
+            return
+        order = ["unused", "equip", "materialize"]
+        if self.cards.card(c).is_attack:
+            order = ["unused", "equip"]
+        z = self.zone_of(self.obs, c)
+        self.action_zone(order[(order.index(z) + 1) % len(order)])
+
+    def on_option_list_option_selected(self, event) -> None:
+        self.action_cycle()
+
+    def action_race(self) -> None:
+        if not self.my_turn():
+            return
+        obs = self.obs
+        cands = obs.seats[self.seat].race_candidates
+        nxt = cands[0] if obs.race != cands[0] else cands[1]
+        if obs.pending.kind == "build":
+            self.send(A.ChooseRace(self.seat, nxt))
+
+    def action_confirm(self) -> None:
+        if not self.my_turn() or self.obs.pending.kind != "build":
+            return
+        obs = self.obs
+        me = obs.seats[self.seat]
+        avail = available_material(self.cards, me.guild, obs.materialized)
+        v = violations(self.cards, obs.race, obs.equipped, avail)
+        if v:
+            self.app.notify(self.tr("build.refused", reason=self.violation_text(v[0])), severity="error")
+            return
+        self.send(A.Confirm(self.seat))
+
+
+# ---------------------------------------------------------------------------- battle
+
+class BattleScreen(GameScreen):
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="top-row"):
+            yield Static("", id="field", classes="panel")
+            yield Static("", id="seats", classes="panel side")
+        with Horizontal(id="mid-row"):
+            yield OptionList(id="actions", classes="panel")
+            yield Static("", id="info", classes="panel side")
+
+    def action_noop(self) -> None:
+        pass
+
+    def action_label(self, a) -> str:
+        c, lang = self.cards, self.lang
+        obs = self.obs
+        me = obs.seats[self.seat]
+        if isinstance(a, A.Move):
+            return self.tr("act.move", area=step_area(me.area, a.step))
+        if isinstance(a, A.Rest):
+            return self.tr("act.rest")
+        if isinstance(a, A.EndTurn):
+            return self.tr("act.end")
+        if isinstance(a, A.StartAttack):
+            return self.tr("act.attack", card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
+        if isinstance(a, A.StartCounter):
+            return self.tr("act.counter", card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
+        if isinstance(a, A.Activate):
+            return self.tr("act.activate", skill=c.skill(a.skill).name.get(lang))
+        if isinstance(a, A.Declare):
+            return self.tr("act.declare", skill=c.skill(a.skill).name.get(lang), mana=c.skill(a.skill).mana)
+        if isinstance(a, A.Done):
+            return self.tr("act.done_targets" if obs.pending.kind == "targets" else "act.done")
+        if isinstance(a, A.ChooseTarget):
+            s = obs.seats[a.target]
+            return self.tr("act.target", seat=self.seat_name(a.target), area=s.area, hp=s.hp)
+        if isinstance(a, A.ChooseArea):
+            return self.tr("act.area", area=a.area)
+        if isinstance(a, A.UseUnluck):
+            return self.tr("act.unluck")
+        if isinstance(a, A.Decline):
+            return self.tr("act.keep_unluck" if obs.pending.kind == "unluck" else "act.no_counter")
+        if isinstance(a, A.Draw):
+            return self.tr("act.draw")
+        if isinstance(a, A.Stop):
+            return self.tr("act.stop")
+        return type(a).__name__
+
+    def highlight_areas(self):
+        """(attack area, crit area) of the highlighted attack option or attack in progress."""
+        obs = self.obs
+        atk = obs.battle.attack if obs.battle else None
+        skill = None
+        seat = self.seat
+        if atk is not None and atk.stage != "done":
+            skill, seat = atk.range_skill, atk.attacker
+        else:
+            ol = self.query_one("#actions", OptionList)
+            if ol.highlighted is not None and ol.highlighted < len(self._actions):
+                a = self._actions[ol.highlighted]
+                if isinstance(a, (A.StartAttack, A.StartCounter)):
+                    skill = a.skill
+        if skill is None or obs.seats[seat].area is None:
+            return set(), set()
+        rng_ = self.cards.skill(skill).effect.range
+        here = obs.seats[seat].area
+        lo, hi = RANGE_AREA[rng_]
+        area = {x for x in range(1, AREAS + 1) if lo <= distance(here, x) <= hi}
+        crit = {x for x in area if distance(here, x) == RANGE_CRIT[rng_]}
+        return area, crit
+
+    def field_text(self) -> Text:
+        obs = self.obs
+        attack_area, crit_area = self.highlight_areas()
+        occupants = {x: [] for x in range(1, AREAS + 1)}
+        for s in obs.seats:
+            if s.area is not None:
+                occupants[s.area].append(s.seat)
+
+        def box(x: int) -> Text:
+            label = f"!{x}!" if x in crit_area else f"[{x}]" if x in attack_area else f" {x} "
+            who = "".join(("@" if s == self.seat else str(s + 1)) for s in occupants[x])
+            style = "bold reverse" if x in crit_area else "reverse" if x in attack_area else ""
+            return Text(label, style=style) + Text(" " + pad(who, 5))
+        gap = Text("   ")
+        lines = [
+            Text("     ") + box(1) + Text("─") + box(2),
+            Text(""),
+            box(6) + Text("         ") + box(3),
+            Text(""),
+            Text("     ") + box(5) + Text("─") + box(4),
+            Text(""),
+            Text("@=" + self.tr("you") + "  " + self.tr("battle.legend")),
+        ]
+        out = Text()
+        for i, l in enumerate(lines):
+            if i:
+                out.append("\n")
+            out.append_text(l)
+        return out
+
+    def seats_text(self) -> Text:
+        obs = self.obs
+        lines = []
+        for s in (obs.seats[i] for i in (obs.order or range(len(obs.seats)))):
+            turn = "▶" if obs.battle and obs.battle.turn.seat == s.seat else " "
+            final = final_stats(self.cards, s.race, s.equipped)["mana"] if s.race else 0
+            where = self.tr("battle.out") if s.knocked_out else (str(s.area) if s.area else "-")
+            lines.append(f"{turn}{pad(self.seat_name(s.seat), 12)} HP{s.hp} "
+                         f"{'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
+                         f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} @{where}")
+        return Text("\n".join(lines))
+
+    def info_text(self) -> Text:
+        obs = self.obs
+        atk = obs.battle.attack if obs.battle else None
+        lines = []
+        if atk is not None and atk.bag:
+            chip = lambda c: t("chip." + c, self.lang) if c in ("miss", "crit") else c
+            lines.append(f"{self.tr('battle.bag')}: " + " ".join(chip(c) for c in atk.bag))
+        if atk is not None and atk.drawn:
+            from rules.battle import running_total
+            chip = lambda c: t("chip." + c, self.lang) if c in ("miss", "crit") else c
+            lines.append(f"{self.tr('battle.drawn')}: " + " ".join(chip(c) for c in atk.drawn)
+                         + "  " + self.tr("battle.total", n=running_total(atk.drawn)))
+        stats = final_stats(self.cards, obs.race, obs.equipped) if obs.race else None
+        lines.append(self.tr("battle.mybuild") + ":")
+        for c in obs.equipped:
+            card = self.cards.card(c)
+            sk = []
+            for s in card.skills:
+                ok = stats is not None and stats.meets(s.requires)
+                sk.append(("✓" if ok else "✗") + s.name.get(self.lang))
+            lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
+        return Text("\n".join(lines))
+
+    def refresh_view(self) -> None:
+        obs = self.obs
+        rnd = obs.battle.round if obs.battle else 0
+        stage = obs.pending.kind
+        prompt = self.tr("stage." + stage) if self.my_turn() and ("stage." + stage) in __import__(
+            "tactical_tui.i18n", fromlist=["TUI"]).TUI else self.status()
+        self.query_one("#topbar", Static).update(Text(
+            f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
+        ol = self.query_one("#actions", OptionList)
+        ol.border_title = self.tr("battle.actions")
+        keep = ol.highlighted
+        self._actions = self.legal()
+        ol.clear_options()
+        for i, a in enumerate(self._actions):
+            ol.add_option(Option(Text(self.action_label(a)), id=str(i)))
+        if self._actions:
+            ol.highlighted = min(keep or 0, len(self._actions) - 1)
+        ol.focus()
+        f = self.query_one("#field", Static)
+        f.border_title = self.tr("battle.field")
+        f.update(self.field_text())
+        self.query_one("#seats", Static).update(self.seats_text())
+        info = self.query_one("#info", Static)
+        info.border_title = self.tr("battle.info")
+        info.update(self.info_text())
+
+    def on_option_list_option_highlighted(self, event) -> None:
+        if event.option_list.id == "actions":
+            self.query_one("#field", Static).update(self.field_text())
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if self.my_turn() and event.option_index < len(self._actions):
+            self.send(self._actions[event.option_index])
+
+    def highlighted_card(self):
+        ol = self.query_one("#actions", OptionList)
+        if ol.highlighted is None or ol.highlighted >= len(getattr(self, "_actions", [])):
+            return None
+        return getattr(self._actions[ol.highlighted], "card", None)
+
+
+# ------------------------------------------------------------------------- game over
+
+class GameOverScreen(GameScreen):
+    KEYS = BaseScreen.KEYS + [("n", "app.new_game", "key.new", True),
+                              ("t", "app.back_to_title", "key.title", True),
+                              ("l", "app.show_log", "key.log", True)]
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="standings", classes="panel")
+
+    def refresh_view(self) -> None:
+        state = self.table.state
+        self.query_one("#topbar", Static).update(Text(self.tr("over.title"), style="bold"))
+        from rules.events import VictoryPointsGained
+        lines = []
+        who = ", ".join(t("seat", self.lang, n=w + 1) for w in state.winners) or t("over.nobody", self.lang)
+        lines.append(self.tr("over.winner", who=who))
+        if state.end_reason:
+            lines.append(t("over." + state.end_reason, self.lang, who=who))
+        lines.append("")
+        lines.append(self.tr("over.standings") + ":")
+        ranked = sorted(range(state.players), key=lambda i: -state.seats[i].vp)
+        for rank, i in enumerate(ranked, 1):
+            s = state.seats[i]
+            race = self.cards.race(s.race).name.get(self.lang) if s.race else "-"
+            lines.append(f" {rank}. {pad(self.seat_name(i), 14)} VP {s.vp}  {race}  "
+                         f"{self.cards.guild(s.guild).name.get(self.lang)}")
+        lines.append("")
+        lines.append(self.tr("over.history") + ":")
+        history = [e.event for e in self.table.log if isinstance(e.event, VictoryPointsGained)]
+        for e in history[-8:]:
+            lines.append(f" {t('seat', self.lang, n=e.seat + 1)} +{e.amount} → {e.vp}")
+        panel = self.query_one("#standings", Static)
+        panel.update("\n".join(lines))

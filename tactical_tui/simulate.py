@@ -1,0 +1,123 @@
+"""`tactical simulate`: headless games between AI levels, with win rates and timings."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from typing import Iterable, Optional
+
+from attrs import frozen
+
+from ai import make_player
+from rules import Config, apply, new_game, observe, pending
+from rules.cards import CardSet, default_cards
+
+
+@frozen
+class GameResult:
+    seats: tuple[str, ...]            # the level of each seat in this game
+    winners: tuple[int, ...]
+    reason: Optional[str]
+    rounds: int
+    actions: int
+    times: tuple[tuple[str, float, int], ...]   # (level, seconds, decisions)
+
+
+def play_one(levels: tuple[str, ...], seed: int, cards: Optional[CardSet] = None) -> GameResult:
+    cards = cards or default_cards()
+    players = [make_player(l, seed * 101 + i, cards) for i, l in enumerate(levels)]
+    state, _ = new_game(Config(players=len(levels)), cards, seed)
+    spent: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
+    actions = 0
+    while state.phase != "over":
+        seat = pending(state).seats[0]
+        obs = observe(state, seat)
+        t = time.perf_counter()
+        action = players[seat].choose(obs, obs.legal)
+        dt = time.perf_counter() - t
+        spent[levels[seat]][0] += dt
+        spent[levels[seat]][1] += 1
+        state, _ = apply(state, action)
+        actions += 1
+    return GameResult(levels, state.winners, state.end_reason,
+                      state.battle.round if state.battle else 0, actions,
+                      tuple((k, v[0], v[1]) for k, v in spent.items()))
+
+
+def rotations(seats: tuple[str, ...], games: int) -> Iterable[tuple[str, ...]]:
+    """Seats rotated across games so no level keeps the same seat."""
+    n = len(seats)
+    for g in range(games):
+        r = g % n
+        yield seats[r:] + seats[:r]
+
+
+def _play(args):
+    levels, seed = args
+    return play_one(levels, seed)
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a win rate."""
+    if n == 0:
+        return 0.0, 0.0
+    p = wins / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def simulate(games: int, seats: tuple[str, ...], seed: int = 0, jobs: int = 1,
+             progress=None) -> list[GameResult]:
+    work = [(lv, seed + g) for g, lv in enumerate(rotations(seats, games))]
+    results: list[GameResult] = []
+    if jobs <= 1:
+        for w in work:
+            results.append(_play(w))
+            if progress:
+                progress()
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for r in pool.map(_play, work, chunksize=max(1, games // (jobs * 8))):
+                results.append(r)
+                if progress:
+                    progress()
+    return results
+
+
+def summarize(results: list[GameResult], seats: tuple[str, ...]) -> dict:
+    levels = sorted(set(seats))
+    wins: dict[str, float] = defaultdict(float)
+    plays: dict[str, int] = defaultdict(int)
+    times: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
+    for r in results:
+        for i, lv in enumerate(r.seats):
+            plays[lv] += 1
+        for w in r.winners:
+            wins[r.seats[w]] += 1 / len(r.winners)
+        for lv, t, n in r.times:
+            times[lv][0] += t
+            times[lv][1] += n
+    games = len(results)
+    out = {"games": games, "levels": {}, "rounds": sum(r.rounds for r in results) / max(1, games),
+           "actions": sum(r.actions for r in results) / max(1, games),
+           "reasons": dict(sorted(_count(r.reason for r in results).items()))}
+    for lv in levels:
+        seats_of = seats.count(lv)
+        n = games * seats_of
+        rate = wins[lv] / n if n else 0.0
+        lo, hi = wilson(wins[lv], n)
+        t, k = times[lv]
+        out["levels"][lv] = {"seats": seats_of, "win_rate": rate, "ci": (lo, hi),
+                             "fair": 1 / len(seats), "ms_per_decision": 1000 * t / k if k else 0.0}
+    return out
+
+
+def _count(items):
+    c: dict = defaultdict(int)
+    for x in items:
+        c[x] += 1
+    return c
