@@ -129,7 +129,8 @@ class TacticalApp(App):
         """After every change: show results, switch screens by phase, let AI seats act,
         hand over between human seats."""
         table = self.table
-        if table is None or self._modal_open() or self.busy:
+        if table is None or not self.is_running or not self.screen_stack \
+                or self._modal_open() or self.busy:
             return
         if self._results:
             entries, self._results = self._results, []

@@ -134,11 +134,15 @@ class SetupScreen(BaseScreen):
 class GameScreen(BaseScreen):
     """A phase screen: top bar, body, a log strip, the Footer. Subclasses fill `refresh_view`."""
 
-    KEYS = BaseScreen.KEYS + [("enter", "select_current", "key.select", True, True),
-                              ("l", "app.show_log", "key.log", True),
-                              ("h", "app.hint", "key.hint", False),
-                              ("H", "app.auto", "key.auto", False),
-                              ("d", "details", "key.details", True)]
+    KEYS = [("question_mark", "app.help", "key.help", True),
+            ("f1", "app.help", "", False),
+            ("ctrl+c", "app.request_quit", "", False, True),
+            ("ctrl+q", "app.request_quit", "", False, True),
+            ("enter", "select_current", "key.select", True, True),
+            ("l", "app.show_log", "key.log", True),
+            ("h", "app.hint", "key.hint", False),
+            ("H", "app.auto", "key.auto", False),
+            ("d", "details", "key.details", True)]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
@@ -240,7 +244,7 @@ class DraftScreen(GameScreen):
         hand.clear_options()
         legal = {a.card for a in self.legal()}
         for c in obs.hand:
-            hand.add_option(Option(card_line(self.cards, c, self.lang, 40), id=c,
+            hand.add_option(Option(card_line(self.cards, c, self.lang, 38), id=c,
                                    disabled=c not in legal))
         if obs.hand:
             hand.highlighted = min(keep or 0, len(obs.hand) - 1)
@@ -406,7 +410,7 @@ class BuildScreen(GameScreen):
         for c in owned:
             z = self.zone_of(obs, c)
             tag = pad(self.tr("zone." + z), 5)
-            ol.add_option(Option(card_line(self.cards, c, self.lang, 42, extra=f"[{tag}] ".replace(" ]", "]")), id=c))
+            ol.add_option(Option(card_line(self.cards, c, self.lang, 38, extra=f"[{tag}] ".replace(" ]", "]")), id=c))
         if owned:
             ol.highlighted = min(keep or 0, len(owned) - 1)
         ol.focus()
@@ -594,26 +598,21 @@ class BattleScreen(GameScreen):
             if s.area is not None:
                 occupants[s.area].append(s.seat)
 
-        def box(x: int) -> Text:
+        def cell(x: int) -> Text:
             label = f"!{x}!" if x in crit_area else f"[{x}]" if x in attack_area else f" {x} "
             who = "".join(("@" if s == self.seat else str(s + 1)) for s in occupants[x])
             style = "bold reverse" if x in crit_area else "reverse" if x in attack_area else ""
-            return Text(label, style=style) + Text(" " + pad(who, 5))
-        gap = Text("   ")
-        lines = [
-            Text("     ") + box(1) + Text("─") + box(2),
-            Text(""),
-            box(6) + Text("         ") + box(3),
-            Text(""),
-            Text("     ") + box(5) + Text("─") + box(4),
-            Text(""),
-            Text("@=" + self.tr("you") + "  " + self.tr("battle.legend")),
-        ]
+            return Text(label, style=style) + Text(pad(who, 5))
+        sp = lambda n: Text(" " * n)
+        rows = [sp(7) + cell(1) + Text("── ") + cell(2),
+                cell(6) + sp(18) + cell(3),
+                sp(7) + cell(5) + Text("── ") + cell(4),
+                Text("@=" + self.tr("you") + " " + self.tr("battle.legend"))]
         out = Text()
-        for i, l in enumerate(lines):
+        for i, row in enumerate(rows):
             if i:
                 out.append("\n")
-            out.append_text(l)
+            out.append_text(row)
         return out
 
     def seats_text(self) -> Text:
@@ -642,7 +641,7 @@ class BattleScreen(GameScreen):
                          + "  " + self.tr("battle.total", n=running_total(atk.drawn)))
         stats = final_stats(self.cards, obs.race, obs.equipped) if obs.race else None
         lines.append(self.tr("battle.mybuild") + ":")
-        for c in obs.equipped:
+        for c in sorted(obs.equipped, key=lambda c: not self.cards.card(c).is_attack):
             card = self.cards.card(c)
             sk = []
             for s in card.skills:
@@ -672,7 +671,9 @@ class BattleScreen(GameScreen):
         f = self.query_one("#field", Static)
         f.border_title = self.tr("battle.field")
         f.update(self.field_text())
-        self.query_one("#seats", Static).update(self.seats_text())
+        seats = self.query_one("#seats", Static)
+        seats.border_title = self.tr("bid.seats")
+        seats.update(self.seats_text())
         info = self.query_one("#info", Static)
         info.border_title = self.tr("battle.info")
         info.update(self.info_text())

@@ -1,0 +1,136 @@
+"""The Textual game, driven by keyboard with Pilot at 80×24 (issue: the Textual game)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.screen import ModalScreen
+
+from tactical_tui.screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
+                                  GameOverScreen, SetupScreen, TitleScreen)
+from tui_app import make_app
+
+
+async def play_to_end(app, pilot, limit: int = 30000) -> None:
+    """Close dialogs with Enter; on the human seat's turn press H (the AI makes that one
+    decision, a key any player may use) — until the game-over screen."""
+    for _ in range(limit):
+        await pilot.pause(0.005)
+        if isinstance(app.screen, GameOverScreen):
+            return
+        if isinstance(app.screen, ModalScreen) or type(app.screen).__name__.startswith("HandOver"):
+            await pilot.press("enter")
+        elif app.table and not app.busy and app.table.human_to_act() is not None:
+            await pilot.press("H")
+    raise AssertionError(f"no game over: {type(app.screen).__name__} {app.table.pending()}")
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_play_complete_games_by_keyboard(players):
+    """Title → New game → players by ←/→ → Start, then the whole game to game over."""
+    async def run():
+        app = make_app("en", seed=players)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert isinstance(app.screen, TitleScreen)
+            await pilot.press("down", "enter")          # New game
+            assert isinstance(app.screen, SetupScreen)
+            for _ in range(abs(players - 4)):
+                await pilot.press("right" if players > 4 else "left")
+            screen = app.screen
+            assert screen.players == players
+            # move to "Start" (the last row) and press Enter
+            await pilot.press("end", "enter")
+            await pilot.pause(0.05)
+            assert app.table is not None and app.table.config.players == players
+            await play_to_end(app, pilot)
+            assert app.table.state.phase == "over"
+    asyncio.run(run())
+
+
+def test_quick_game_in_japanese():
+    async def run():
+        app = make_app("ja", seed=11)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")                 # クイックゲーム
+            await pilot.pause(0.05)
+            assert isinstance(app.screen, DraftScreen)
+            assert "装備ドラフト" in str(app.screen.query_one("#topbar").render())
+            await play_to_end(app, pilot)
+    asyncio.run(run())
+
+
+def test_draft_pick_by_enter_and_hidden_from_others():
+    async def run():
+        app = make_app("en", seed=5)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            screen = app.screen
+            assert isinstance(screen, DraftScreen)
+            hand_before = app.table.state.seats[0].hand
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            picks = app.table.state.seats[0].picks
+            assert len(picks) == 1 and picks[0] in hand_before
+            # the screen never shows another seat's hand
+            shown = str(app.screen.query_one("#hand").render())
+            others = {c for i in (1, 2, 3) for c in app.table.state.seats[i].hand}
+            names = {app.table.cards.card(c).name.en for c in others} - \
+                {app.table.cards.card(c).name.en for c in app.table.state.seats[0].hand}
+            assert not any(n in shown for n in names)
+    asyncio.run(run())
+
+
+def test_illegal_build_refused_with_reason():
+    """Build editor: confirm is refused while the build is illegal, and says why."""
+    async def run():
+        app = make_app("en", seed=3)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await pilot.press("enter")
+            for _ in range(2000):
+                await pilot.pause(0.005)
+                if isinstance(app.screen, BuildScreen) and app.table.human_to_act() == 0:
+                    break
+                if isinstance(app.screen, ModalScreen):
+                    await pilot.press("enter")
+                elif app.table.human_to_act() is not None and not app.busy:
+                    await pilot.press("H")
+            screen = app.screen
+            assert isinstance(screen, BuildScreen)
+            await pilot.press("r")                     # choose a race
+            await pilot.pause(0.05)
+            # equip every card: hand slots or material will be broken
+            for _ in range(len(app.table.state.seats[0].hand) + 2):
+                await pilot.press("e", "down")
+            await pilot.pause(0.05)
+            check = str(screen.query_one("#check").render())
+            assert "✗" in check
+            await pilot.press("c")
+            await pilot.pause(0.05)
+            assert not app.table.state.seats[0].confirmed
+            assert any("Cannot confirm" in n.message for n in app._notifications)
+    asyncio.run(run())
+
+
+def test_too_small_terminal_shows_message():
+    async def run():
+        app = make_app("en")
+        async with app.run_test(size=(60, 20)) as pilot:
+            await pilot.pause(0.05)
+            assert app.screen.has_class("small")
+            assert "enlarge" in str(app.screen.query_one("#too-small").render())
+    asyncio.run(run())
+
+
+def test_ctrl_c_asks_before_quitting():
+    async def run():
+        app = make_app("en")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("ctrl+c")
+            await pilot.pause(0.05)
+            assert type(app.screen).__name__.startswith("ConfirmScreen")
+            await pilot.press("n")
+            await pilot.pause(0.05)
+            assert isinstance(app.screen, TitleScreen)
+    asyncio.run(run())
