@@ -30,7 +30,8 @@ MAX_HP = 6
 VP_TO_WIN = 5
 MAX_UNLUCK = 2
 AREAS = 6
-# Safety rule (docs/RULINGS.md): the battle ends after this many rounds at the latest.
+# Safety rule (docs/RULINGS.md R19): the battle ends at the end of this round at the
+# latest (round 0 is the round of entries and initial turns).
 ROUND_LIMIT = 60
 # §6 アタックカードの距離: distances of the attack area and of the crit area per range.
 RANGE_AREA = {"short": (0, 1), "mid": (1, 2), "long": (2, 3)}
@@ -180,7 +181,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
     rnd = b.round
     if idx >= len(state.order):
         idx, rnd = 0, rnd + 1
-        if rnd >= ROUND_LIMIT:
+        if rnd > ROUND_LIMIT:
             top = max(x.vp for x in state.seats)
             winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
             return _game_over(state, winners, "round_limit", events)
@@ -193,6 +194,9 @@ def _game_over(state: GameState, winners: tuple[int, ...], reason: str,
     """§6 バトルの終了 (and the safety rule of docs/RULINGS.md)."""
     events.append(GameOver(winners, reason))
     events.append(PhaseStarted(Phase.OVER))
+    if state.battle is not None:   # nothing is in progress any more
+        state = attrs.evolve(state, battle=attrs.evolve(state.battle, attack=None,
+                                                        counter_queue=(), countered=None))
     return attrs.evolve(state, phase=Phase.OVER, winners=winners, end_reason=reason)
 
 
@@ -702,8 +706,8 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
             state = state.with_seat(attacker, vp=vp)
             kind = {1: "low", 2: "knockout", 3: "low_knockout"}[gained]
             events.append(VictoryPointsGained(attacker, t, gained, kind, vp))
-            if vp >= VP_TO_WIN:
-                return _game_over(state, (attacker,), "vp", events)
+    if state.seats[attacker].vp >= VP_TO_WIN:      # §6 アタック 12 — after all damage
+        return _game_over(state, (attacker,), "vp", events)
     b = state.battle
     done = attrs.evolve(atk, stage="done")
     if not atk.counter:

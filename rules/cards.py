@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Optional
 
 import attrs
 import cattrs
@@ -46,9 +46,17 @@ class CardDataError(Exception):
     """Bad card data. The message names the file, the card id and the field."""
 
 
-def _check(cond: bool, message: str) -> None:
+class FieldProblem(ValueError):
+    """A value that breaks a rule of the schema, with the field it is in."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _check(cond: bool, message: str, field: str = "") -> None:
     if not cond:
-        raise ValueError(message)
+        raise FieldProblem(field, message)
 
 
 @frozen
@@ -59,7 +67,7 @@ class Text:
     en: str
 
     def __attrs_post_init__(self) -> None:
-        _check(bool(self.ja.strip()) and bool(self.en.strip()), "text must not be empty")
+        _check(bool(self.ja.strip()) and bool(self.en.strip()), "text must not be empty", "ja")
 
     def get(self, lang: str) -> str:
         return self.ja if lang == "ja" else self.en
@@ -121,19 +129,19 @@ class Effect:
     value: Optional[int] = None
 
     def __attrs_post_init__(self) -> None:
-        _check(self.kind in EFFECT_KINDS, f"unknown effect kind {self.kind!r}")
+        _check(self.kind in EFFECT_KINDS, f"unknown effect kind {self.kind!r} (kinds: {', '.join(EFFECT_KINDS)})", "kind")
         if self.kind == "range":
-            _check(self.range in RANGES, "a range effect needs range = short | mid | long")
+            _check(self.range in RANGES, "a range effect needs range = short | mid | long", "range")
         if self.kind in ("add_zero_chips", "add_crit_chips", "extra_targets", "multi_area",
                          "fixed_draws"):
             _check(self.count is not None and 1 <= self.count <= 9,
-                   f"{self.kind} needs count between 1 and 9")
+                   f"{self.kind} needs count between 1 and 9", "count")
         if self.kind in ("damage_reduction", "mana_reduction"):
             _check(self.amount is not None and 1 <= self.amount <= 9,
-                   f"{self.kind} needs amount between 1 and 9")
+                   f"{self.kind} needs amount between 1 and 9", "amount")
         if self.kind == "crit_value":
             _check(self.value is not None and 0 <= self.value <= 9,
-                   "crit_value needs value between 0 and 9")
+                   "crit_value needs value between 0 and 9", "value")
 
 
 @frozen
@@ -151,10 +159,10 @@ class Skill:
     continuous: Optional[str] = None  # end timing of a continuous skill, e.g. "turn_end"
 
     def __attrs_post_init__(self) -> None:
-        _check(0 <= self.mana <= 9, "mana must be between 0 and 9")
-        _check(self.timing in TIMINGS, f"timing must be one of {', '.join(TIMINGS)}")
+        _check(0 <= self.mana <= 9, "mana must be between 0 and 9", "mana")
+        _check(self.timing in TIMINGS, f"timing must be one of {', '.join(TIMINGS)}", "timing")
         _check(self.continuous in (None, "turn_end", "next_turn_start"),
-               "continuous must be turn_end or next_turn_start")
+               "continuous must be turn_end or next_turn_start", "continuous")
 
 
 @frozen
@@ -168,13 +176,15 @@ class Race:
 class Trait:
     """A guild trait: auction 《競売》, appraisal 《鑑定》, or extra material for the build."""
 
-    kind: Literal["auction", "appraisal", "material"]
+    kind: str
     name: Text
     amount: int = 0
 
     def __attrs_post_init__(self) -> None:
+        _check(self.kind in ("auction", "appraisal", "material"),
+               f"unknown trait kind {self.kind!r} (kinds: auction, appraisal, material)", "kind")
         if self.kind == "material":
-            _check(1 <= self.amount <= 9, "a material trait needs amount between 1 and 9")
+            _check(1 <= self.amount <= 9, "a material trait needs amount between 1 and 9", "amount")
 
 
 @frozen
@@ -185,7 +195,7 @@ class Guild:
     trait: Trait
 
     def __attrs_post_init__(self) -> None:
-        _check(1 <= self.number <= 7, "number must be between 1 and 7")
+        _check(1 <= self.number <= 7, "number must be between 1 and 7", "number")
 
     @property
     def material_bonus(self) -> int:
@@ -198,7 +208,7 @@ class DefenseCard:
 
     id: str
     name: Text
-    type: Literal["armor", "shield", "accessory"]
+    type: str
     cost: int
     bid: int
     material: int
@@ -211,18 +221,20 @@ class DefenseCard:
     skills: tuple[Skill, ...] = ()
 
     def __attrs_post_init__(self) -> None:
-        _check(1 <= self.bid <= 5, "bid must be between 1 and 5")
-        _check(0 <= self.cost <= 20, "cost must be between 0 and 20")
-        _check(0 <= self.material <= 20, "material must be between 0 and 20")
-        _check(1 <= self.copies <= 20, "copies must be between 1 and 20")
+        _check(self.type in ("armor", "shield", "accessory"),
+               f"unknown type {self.type!r} (types: armor, shield, accessory)", "type")
+        _check(1 <= self.bid <= 5, "bid must be between 1 and 5", "bid")
+        _check(0 <= self.cost <= 20, "cost must be between 0 and 20", "cost")
+        _check(0 <= self.material <= 20, "material must be between 0 and 20", "material")
+        _check(1 <= self.copies <= 20, "copies must be between 1 and 20", "copies")
         if self.type == "armor":
-            _check(self.part in PARTS, "armor needs part = head | body | arms | legs")
+            _check(self.part in PARTS, "armor needs part = head | body | arms | legs", "part")
         else:
-            _check(self.part is None, "only armor has a part")
+            _check(self.part is None, "only armor has a part", "part")
         if self.type == "shield":
-            _check(self.hands in (1, 2), "a shield needs hands = 1 or 2")
+            _check(self.hands in (1, 2), "a shield needs hands = 1 or 2", "hands")
         else:
-            _check(self.hands == 0, "only shields and weapons use hands")
+            _check(self.hands == 0, "only shields and weapons use hands", "hands")
 
     is_attack = False
 
@@ -233,7 +245,7 @@ class AttackCard:
 
     id: str
     name: Text
-    type: Literal["weapon", "magic"]
+    type: str
     chips: tuple[int, ...]
     star: bool
     hands: int = 0
@@ -242,14 +254,16 @@ class AttackCard:
     skills: tuple[Skill, ...] = ()
 
     def __attrs_post_init__(self) -> None:
-        _check(len(self.chips) == 5, "an attack card has exactly five point chips")
-        _check(all(c in (0, 1, 2) for c in self.chips), "each point chip is 0, 1 or 2")
+        _check(self.type in ("weapon", "magic"),
+               f"unknown type {self.type!r} (types: weapon, magic)", "type")
+        _check(len(self.chips) == 5, "an attack card has exactly five point chips", "chips")
+        _check(all(c in (0, 1, 2) for c in self.chips), "each point chip is 0, 1 or 2", "chips")
         if self.type == "weapon":
-            _check(self.hands in (1, 2), "a weapon needs hands = 1 or 2")
+            _check(self.hands in (1, 2), "a weapon needs hands = 1 or 2", "hands")
         else:
-            _check(self.hands == 0, "magic uses no hand slot (hands = 0)")
+            _check(self.hands == 0, "magic uses no hand slot (hands = 0)", "hands")
         _check(any(s.effect.kind == "range" for s in self.skills),
-               "an attack card needs at least one range skill")
+               "an attack card needs at least one range skill", "skills")
 
     is_attack = True
     cost = 0
@@ -338,6 +352,8 @@ _CONVERTER = _make_converter()
 
 
 def _format(exc: BaseException, type_: Any) -> str:
+    if isinstance(exc, FieldProblem):
+        return f"{exc}\x00{exc.field}"
     if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, cattrs.BaseValidationError):
         msg = str(exc)
         if msg and "object is not iterable" not in msg:
@@ -353,12 +369,30 @@ _SECTIONS: tuple[tuple[str, type], ...] = (
 
 def _first_problem(exc: BaseException) -> tuple[str, str]:
     """(field path, problem) of the first error in a cattrs exception."""
+    if isinstance(exc, FieldProblem):
+        return exc.field, str(exc)
     lines = cattrs.transform_error(exc, path="", format_exception=_format)
     line = lines[0] if lines else str(exc)
     problem, _, path = line.rpartition(" @ ")
     if not problem:
         problem, path = line, ""
-    return path.lstrip("."), problem
+    problem, _, field = problem.partition("\x00")
+    path = path.lstrip(".")
+    if field:
+        path = f"{path}.{field}" if path else field
+    return path, problem
+
+
+def _unknown_keys(entry: dict, cls: type) -> Optional[tuple[str, str]]:
+    """(field, message) for a key the class does not have, with the nearest name."""
+    import difflib
+    names = [a.name.lstrip("_") for a in attrs.fields(cls)]
+    for key in entry:
+        if key not in names:
+            near = difflib.get_close_matches(key, names, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else f" (fields: {', '.join(names)})"
+            return key, f"unknown field {key!r}{hint}"
+    return None
 
 
 def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
@@ -383,6 +417,14 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
             if not isinstance(entry, dict):
                 raise CardDataError(f"{source}: {name} #{i + 1}: must be a table")
             ident = entry.get("id") if isinstance(entry.get("id"), str) else f"#{i + 1}"
+            unknown = _unknown_keys(entry, cls)
+            if unknown is None and isinstance(entry.get("skills"), list):
+                for k, sk in enumerate(entry["skills"]):
+                    if isinstance(sk, dict) and (u := _unknown_keys(sk, Skill)):
+                        unknown = (f"skills[{k}].{u[0]}", u[1])
+                        break
+            if unknown:
+                raise CardDataError(f"{source}: {name} {ident!r}, field {unknown[0]}: {unknown[1]}")
             try:
                 items.append(_CONVERTER.structure(entry, cls))
             except Exception as exc:  # noqa: BLE001 - every problem becomes one message

@@ -290,6 +290,10 @@ def explain_illegal(state: GameState, action: object) -> tuple[str, str]:
     if decision.kind == "build" and isinstance(action, Assign):
         if card not in seat.hand + seat.equipped + seat.materialized:
             return "card_not_owned", f"{card!r} is not one of seat {s}'s cards"
+        zone = "equip" if card in seat.equipped else "materialize" if card in seat.materialized \
+            else "unused"
+        if zone == action.to:
+            return "no_change", f"{card!r} is already {action.to}"
         if action.to == "materialize":
             return "attack_card_material", "attack cards have no material and cannot be materialized"
         return "no_change", f"{card!r} is already {action.to}"

@@ -602,7 +602,7 @@ class BattleScreen(GameScreen):
             label = f"!{x}!" if x in crit_area else f"[{x}]" if x in attack_area else f" {x} "
             who = "".join(("@" if s == self.seat else str(s + 1)) for s in occupants[x])
             style = "bold reverse" if x in crit_area else "reverse" if x in attack_area else ""
-            return Text(label, style=style) + Text(pad(who, 5))
+            return Text(label, style=style) + Text(pad(":" + who if who else "", 5))
         sp = lambda n: Text(" " * n)
         rows = [sp(7) + cell(1) + Text("── ") + cell(2),
                 cell(6) + sp(18) + cell(3),

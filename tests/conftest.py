@@ -8,6 +8,7 @@ card-conservation check (`card_locations`) holds in hand-made positions too.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Optional
@@ -37,15 +38,16 @@ def cards_text() -> str:
 # ------------------------------------------------------------------------ card bookkeeping
 
 def card_locations(state: GameState) -> list[tuple[str, str]]:
-    """(place, copy id) for every physical card in the game, wherever it lies."""
+    """(place, copy id) for every physical card in the game, wherever it lies. A seat's
+    `draft_choice` is not a place of its own: the engine keeps the chosen card in the hand
+    until every seat has chosen (state.py lists the places); `assert_cards_conserved` checks
+    that it is one of the hand's cards."""
     out: list[tuple[str, str]] = []
     for place in ("defense_deck", "attack_deck", "defense_discard", "attack_discard"):
         out.extend((place, c) for c in getattr(state, place))
     for i, s in enumerate(state.seats):
         for place in ("hand", "picks", "equipped", "materialized"):
             out.extend((f"seat{i}.{place}", c) for c in getattr(s, place))
-        if s.draft_choice is not None:
-            out.append((f"seat{i}.draft_choice", s.draft_choice))
     b = state.bidding
     if b is not None:
         out.extend(("bidding.current", c) for c in b.current)
@@ -54,10 +56,16 @@ def card_locations(state: GameState) -> list[tuple[str, str]]:
     return out
 
 
+_STARTING: dict[tuple[int, bool], Counter] = {}
+
+
 def starting_cards(state: GameState) -> Counter:
     """The multiset of physical cards a game with this config starts with."""
-    defense, attack = copies_of(state.cards, state.config.first_game)
-    return Counter(defense + attack)
+    key = (id(state.cards), state.config.first_game)
+    if key not in _STARTING:
+        defense, attack = copies_of(state.cards, state.config.first_game)
+        _STARTING[key] = Counter(defense + attack)
+    return _STARTING[key]
 
 
 def assert_cards_conserved(state: GameState) -> None:
@@ -66,6 +74,9 @@ def assert_cards_conserved(state: GameState) -> None:
     counts = Counter(c for _, c in locs)
     doubles = {c: [p for p, x in locs if x == c] for c, k in counts.items() if k > 1}
     assert not doubles, f"cards in more than one place: {doubles}"
+    for i, s in enumerate(state.seats):
+        assert s.draft_choice is None or s.draft_choice in s.hand, \
+            f"seat {i}'s draft choice {s.draft_choice} is not a card of its hand"
     assert counts == starting_cards(state), (
         f"lost: {starting_cards(state) - counts}, created: {counts - starting_cards(state)}")
 
@@ -131,15 +142,14 @@ def bidding_position(cards: CardSet, players: int = 3, *, hands: dict[int, Itera
     state = game(cards, players, seed)
     if guilds is not None:
         state = with_guilds(state, guilds)
-    state = attrs.evolve(state, bidding=BiddingState(round=0, leader=0, turn=0, current=(),
-                                                     upcoming=(), passed=(False,) * players))
     current = tuple(current)
     _, rounds = BID_ROUNDS[players]
     if upcoming is None:
         upcoming = ()
         if round < rounds - 1:
             per_round, _ = BID_ROUNDS[players]
-            upcoming = tuple(c.id for c in cards.attack if c.id not in current)[:per_round]
+            taken = set(current) | {c for h in hands.values() for c in h}
+            upcoming = tuple(c.id for c in cards.attack if c.id not in taken)[:per_round]
     state = arrange(state, hands=hands, current=current, upcoming=upcoming,
                     attack_discard=attack_discard)
     if leader is None:
@@ -176,22 +186,48 @@ def of_type(events: Iterable[object], kind: type) -> list:
     return [e for e in events if isinstance(e, kind)]
 
 
+_GETTERS: dict[type, object] = {}
+_ATOMS = (int, float, bool, type(None))
+
+
+def _getter(t: type):
+    """A function returning the tuple of an attrs class's field values (cached)."""
+    if t is CardSet:                    # the card data, not game information
+        return lambda v: ()
+    if not attrs.has(t):
+        raise TypeError(f"strings_in: cannot look inside a {t.__name__}")
+    names = [f.name for f in attrs.fields(t)]
+    if not names:
+        return lambda v: ()
+    if len(names) == 1:
+        get = operator.attrgetter(names[0])
+        return lambda v: (get(v),)
+    return operator.attrgetter(*names)
+
+
 def strings_in(value: object) -> set[str]:
     """Every string inside an attrs value (recursively through attrs classes, tuples,
     lists, dicts). Used to check what an observation could reveal."""
     out: set[str] = set()
     stack = [value]
+    pop, push, add = stack.pop, stack.extend, out.add
     while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            out.add(v)
-        elif attrs.has(type(v)):
-            if isinstance(v, CardSet):
-                continue
-            stack.extend(getattr(v, f.name) for f in attrs.fields(type(v)))
-        elif isinstance(v, (tuple, list, set, frozenset)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
+        v = pop()
+        t = type(v)
+        if t is str:
+            add(v)
+        elif t is tuple or t is list or t is set or t is frozenset:
+            push(v)
+        elif t in _ATOMS:
+            continue
+        elif isinstance(v, str):
+            add(str(v))
+        elif t is dict:
+            push(v.keys())
+            push(v.values())
+        else:
+            get = _GETTERS.get(t)
+            if get is None:
+                get = _GETTERS[t] = _getter(t)
+            push(get(v))
     return out

@@ -8,7 +8,7 @@ import attrs
 import pytest
 
 from rules import IllegalAction, apply, legal_actions, observe, pending
-from rules.actions import (Appraise, Assign, Decline, Pass, Pay, Pick, PlaceBid, UseAuction)
+from rules.actions import Appraise, Decline, Pass, Pay, Pick, PlaceBid, UseAuction
 from rules.bidding import TargetResult, auction_options, resolve_target
 from rules.events import (Appraised, AuctionUsed, BidPlaced, BidRoundStarted, BidsRevealed,
                           CardsReturned, DeckReshuffled, Passed, PhaseStarted, RevealedBid,
@@ -21,7 +21,7 @@ from conftest import (assert_cards_conserved, bidding_position, game, of_type, r
 SS = "short_sword"
 TARGETS3 = (SS, "dagger", "axe", "mace")          # a 3-player round: 4 targets
 GH = ("golden_hawk", "red_lion", "blue_wolf")     # golden hawk (3) starts: seat 0
-AM = ("amethyst", "red_lion", "blue_wolf")        # amethyst (5) starts: seat 0
+AM = ("amethyst", "blue_wolf", "black_stag")      # amethyst (5) starts: seat 0
 
 
 def B(seat, value, card="x", target=SS):
@@ -43,9 +43,14 @@ def refused(state, action, code=None):
 
 
 def all_pass(state):
+    """Every seat passes in turn (and a 《鑑定》 owner declines): one bid round ends."""
     events = []
-    while pending(state).kind == "bid":
-        state, ev = apply(state, Pass(pending(state).seats[0]))
+    r = state.bidding.round
+    while state.phase == Phase.BIDDING and state.bidding.round == r and \
+            pending(state).kind in ("bid", "appraisal"):
+        seat = pending(state).seats[0]
+        action = Pass(seat) if pending(state).kind == "bid" else Decline(seat)
+        state, ev = apply(state, action)
         events.extend(ev)
     return state, events
 
@@ -106,8 +111,6 @@ def test_5_3_rounds_and_targets_per_player_count(cards, players, per_round, roun
     入札ラウンド数はプレイ人数と同じため、各プレイヤーは1回ずつ…開始プレイヤーになります."""
     assert BID_ROUNDS[players] == (per_round, rounds)
     state = draft_through(game(cards, players, seed))
-    started = []
-    revealed = []
     events = []
     while state.phase == Phase.BIDDING:
         state, ev = all_pass(state)
@@ -147,13 +150,16 @@ def test_5_3_turn_order_clockwise_from_leader(cards, players):
     for seed in range(3):
         state = draft_through(game(cards, players, seed))
         while state.phase == Phase.BIDDING:
-            leader = state.bidding.leader
+            leader, r = state.bidding.leader, state.bidding.round
             order = []
-            while pending(state).kind == "bid":
+            while state.phase == Phase.BIDDING and state.bidding.round == r and \
+                    pending(state).kind == "bid":
                 (seat,) = pending(state).seats
                 order.append(seat)
                 state, _ = apply(state, Pass(seat))
             assert order == [(leader + k) % players for k in range(players)]
+            if state.phase == Phase.BIDDING and pending(state).kind == "appraisal":
+                state, _ = apply(state, Decline(pending(state).seats[0]))
 
 
 def test_5_3_current_and_next_targets_visible_then_refilled(cards):
@@ -277,7 +283,7 @@ def test_5_3_one_card_per_bid_values_never_summed(cards):
     # the action carries exactly one card
     assert [f.name for f in attrs.fields(PlaceBid)] == ["seat", "target", "card"]
     state, events = run(state, PlaceBid(0, SS, "iron_helm#1"), PlaceBid(1, SS, "chain_mail#1"),
-                        Pass(2), PlaceBid(0, SS, "boots#1"))
+                        Pass(2), PlaceBid(0, SS, "boots#1"), Pass(1))
     assert [(x.card, x.value) for x in of_type(events, BidsRevealed)[0].bids] == [
         ("iron_helm#1", 3), ("chain_mail#1", 4), ("boots#1", 2)]
     assert of_type(events, TargetWon) == [TargetWon(1, SS, 4, "chain_mail#1")]
@@ -321,7 +327,7 @@ def test_5_3_player_with_two_equal_bids_counts_once_engine(cards):
                                               1: ("boots#1",), 2: ()},
                              current=TARGETS3, leader=0)
     state, events = run(state, PlaceBid(0, SS, "iron_helm#1"), PlaceBid(1, SS, "boots#1"),
-                        Pass(2), PlaceBid(0, SS, "iron_helm#2"))
+                        Pass(2), PlaceBid(0, SS, "iron_helm#2"), Pass(1))
     (won,) = of_type(events, TargetWon)
     assert (won.seat, won.target, won.value) == (0, SS, 3)
     assert won.paid in ("iron_helm#1", "iron_helm#2")
@@ -410,7 +416,7 @@ def test_5_3_payment_choice_between_different_equal_cards(cards):
                                               1: ("boots#1",), 2: ("ring#2",)},
                              current=TARGETS3, leader=0)
     state, events = run(state, PlaceBid(0, SS, "iron_helm#1"), PlaceBid(1, SS, "boots#1"),
-                        Pass(2), PlaceBid(0, SS, "gauntlets#1"))
+                        Pass(2), PlaceBid(0, SS, "gauntlets#1"), Pass(1))
     assert not of_type(events, TargetWon)
     d = pending(state)
     assert (d.kind, d.seats) == ("payment", (0,))
@@ -444,7 +450,7 @@ def test_5_3_auction_offered_only_on_a_tie_with_another_player(cards):
                     PlaceBid(2, "axe", "iron_helm#2"), PlaceBid(0, SS, "gauntlets#1"),
                     Pass(1), Pass(2))
     assert not of_type(events, AuctionUsed)
-    assert pending(s).kind in ("payment", "bid")
+    assert pending(s).kind == "payment"         # iron_helm or gauntlets: no auction step
     assert not s.seats[0].auction_used
     assert auction_options(
         [Bid(0, SS, "a", 3), Bid(0, SS, "b", 3), Bid(2, "axe", "c", 3)], 0) == ()
@@ -582,7 +588,8 @@ def test_5_3_appraisal_only_in_last_round(cards):
     すべてアタックデッキの捨て山へ置きます — no 《鑑定》 before the last round."""
     state = bidding_position(cards, 3, hands={0: ("ring#1",), 1: (), 2: ()},
                              current=TARGETS3, guilds=AM, round=1)
-    state, events = all_pass(state)
+    assert state.bidding.leader == 1
+    state, events = run(state, Pass(1), Pass(2), Pass(0))    # no appraisal step between
     assert pending(state).kind == "bid"
     assert state.bidding.round == 2
     assert not of_type(events, Appraised)

@@ -1,0 +1,67 @@
+"""AI targets of the AI issue, measured (4 seats, seats rotated):
+
+    python bench/ai_targets.py [--games 1000]
+
+- normal vs 3 random: normal's win rate (target ≥ 90 %)
+- normal vs 3 easy: normal's win rate (target ≥ 40 %; fair share 25 %)
+- normal decision time: mean and p99 on one core (target p99 ≤ 20 ms)
+- 4 normal seats: wall time for the games on one core (target 1,000 games ≤ 60 s)
+- illegal actions: `apply` raises on any, so a finished run means zero
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ai import make_player  # noqa: E402
+from rules import Config, apply, new_game, observe, pending  # noqa: E402
+from rules.cards import default_cards  # noqa: E402
+from tactical_tui.simulate import rotations, wilson  # noqa: E402
+
+
+def run(seats, games, seed=0):
+    cards = default_cards()
+    wins = {lv: 0.0 for lv in seats}
+    times = {lv: [] for lv in seats}
+    t0 = time.perf_counter()
+    for g, levels in enumerate(rotations(tuple(seats), games)):
+        players = [make_player(l, (seed + g) * 101 + i, cards) for i, l in enumerate(levels)]
+        state, _ = new_game(Config(players=len(levels)), cards, seed + g)
+        while state.phase != "over":
+            s = pending(state).seats[0]
+            obs = observe(state, s)
+            t = time.perf_counter()
+            a = players[s].choose(obs, obs.legal)
+            times[levels[s]].append(time.perf_counter() - t)
+            state, _ = apply(state, a)
+        for w in state.winners:
+            wins[levels[w]] += 1 / len(state.winners)
+    return wins, times, time.perf_counter() - t0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--games", type=int, default=1000)
+    args = p.parse_args()
+    n = args.games
+    for seats, focus in ((["normal", "random", "random", "random"], "normal"),
+                         (["normal", "easy", "easy", "easy"], "normal"),
+                         (["normal"] * 4, None)):
+        wins, times, wall = run(seats, n)
+        line = f"{'+'.join(seats)}: {n} games in {wall:.1f} s"
+        if focus:
+            lo, hi = wilson(wins[focus], n)
+            line += f"; {focus} wins {wins[focus] / n:.1%} (95 % CI {lo:.1%}–{hi:.1%})"
+        ts = sorted(times["normal"])
+        line += (f"; normal decision mean {1000 * sum(ts) / len(ts):.2f} ms, "
+                 f"p99 {1000 * ts[int(len(ts) * 0.99)]:.2f} ms, max {1000 * ts[-1]:.1f} ms")
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Random play through §6 バトル (DESIGN.md "Random simulation", issue 3 Tests): for 3, 4
+and 5 players, 300 seeded games each from `new_game` to the end with uniformly random
+legal actions, on the battle test cards (every skill effect kind). After every action:
+
+- HP in 0..6; current mana in 0..final mana; VP never decrease; unluck in 0..2;
+- a knocked-out seat has HP 0 and is off the field; an entered seat that is not knocked
+  out stands in an area 1..6 with HP ≥ 1;
+- while chips are being drawn, the bag plus the chips drawn is exactly what §6 puts in:
+  the card's 5 point chips + 1 miss chip (none with unluck) + crit chips (an attack: 1 +
+  add-crit skills when a target is in the crit area, else none; a counter: add-crit
+  skills only) + zero chips (the largest count any one target's defense skills add);
+  every target stands in the attack area (a counter's in the crit area);
+- `legal_actions` is non-empty until the phase is "over", and empty then;
+- the game ends (5 VP, or the safety rule of docs/RULINGS.md R19) within MAX_ACTIONS.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from rules import Config, apply, legal_actions, new_game
+from rules import battle as B
+from rules.build import final_stats
+from rules.state import Phase
+
+from test_battle_positions import BC
+
+GAMES = 300
+# The longest game these seeds may take, setup included. Observed: about 600 actions; a
+# battle cannot pass ROUND_LIMIT rounds (RULINGS R19), and a turn is at most 2 actions,
+# one attack and its counters, each a bounded number of declarations and draws.
+MAX_ACTIONS = 5000
+
+AREA = {"short": (0, 1), "mid": (1, 2), "long": (2, 3)}      # §6 アタックカードの距離
+CRIT = {"short": 1, "mid": 2, "long": 3}
+
+
+def ring(a: int, b: int) -> int:
+    d = abs(a - b)
+    return min(d, 6 - d)
+
+
+def expected_bag(state) -> Counter:
+    """§6 アタック 6–7 / カウンターの処理 2–3 / 防御スキル / アンラック, from the attack's
+    declarations (not from the engine's bag)."""
+    cs = state.cards
+    atk = state.battle.attack
+    chips = [str(c) for c in cs.card(atk.card).chips]
+    if not atk.unluck_used:
+        chips.append("miss")
+    extra = sum(cs.skill(s).effect.count for _, s in atk.skills
+                if cs.skill(s).effect.kind == "add_crit_chips")
+    if atk.counter:
+        crits = extra
+    else:
+        crit = CRIT[cs.skill(atk.range_skill).effect.range]
+        here = state.seats[atk.attacker].area
+        crits = 1 + extra if any(ring(here, state.seats[t].area) == crit
+                                 for t in atk.targets) else 0
+    zeros = max((sum(cs.skill(s).effect.count for d, _, s in atk.defense
+                     if d == t and cs.skill(s).effect.kind == "add_zero_chips")
+                 for t in set(atk.targets)), default=0)
+    return Counter(chips + ["crit"] * crits + ["0"] * zeros)
+
+
+def check_attack(state) -> None:
+    atk = state.battle.attack if state.phase == Phase.BATTLE else None
+    if atk is None or atk.stage != "draw":
+        return
+    assert Counter(atk.bag) + Counter(atk.drawn) == expected_bag(state)
+    if atk.unluck_used:                                  # アンラック: 最大3枚
+        assert len(atk.drawn) <= 3
+    for _, s in atk.skills:                              # 引く枚数を指定する効果
+        if state.cards.skill(s).effect.kind == "fixed_draws":
+            assert len(atk.drawn) <= state.cards.skill(s).effect.count
+    rng = state.cards.skill(atk.range_skill).effect.range
+    here = state.seats[atk.attacker].area
+    assert atk.targets
+    for t in atk.targets:
+        assert t != atk.attacker
+        d = ring(here, state.seats[t].area)
+        if atk.counter:
+            assert d == CRIT[rng]
+        else:
+            assert AREA[rng][0] <= d <= AREA[rng][1]
+
+
+def check_seats(state, before) -> None:
+    for i, s in enumerate(state.seats):
+        assert 0 <= s.hp <= 6
+        assert 0 <= s.unluck <= 2
+        assert s.vp >= before.seats[i].vp
+        if state.phase in (Phase.BATTLE, Phase.OVER):
+            final = max(0, final_stats(state.cards, s.race, s.equipped)["mana"])
+            assert 0 <= s.mana <= final
+            if s.knocked_out:
+                assert s.hp == 0 and s.area is None
+            elif s.entered:
+                assert s.area in range(1, 7) and s.hp >= 1
+
+
+def play(players: int, seed: int) -> tuple:
+    rnd = random.Random(seed)
+    state, _ = new_game(Config(players=players), BC, seed)
+    for n in range(MAX_ACTIONS):
+        legal = legal_actions(state)
+        if state.phase == Phase.OVER:
+            assert legal == []
+            return state, n
+        assert legal, f"no legal action in phase {state.phase}"
+        new, _ = apply(state, rnd.choice(legal))
+        check_seats(new, state)
+        check_attack(new)
+        state = new
+    raise AssertionError(f"game {players}p seed {seed} did not end in {MAX_ACTIONS} actions")
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_6_random_games_keep_the_battle_invariants(players):
+    """§6 as a whole: 300 random games per player count reach the end with every
+    invariant above holding after every action."""
+    reasons: Counter = Counter()
+    for k in range(GAMES):
+        state, n = play(players, players * 10_000 + k)
+        reasons[state.end_reason] += 1
+        if state.end_reason == "vp":
+            assert len(state.winners) == 1
+            assert state.seats[state.winners[0]].vp >= B.VP_TO_WIN
+            assert all(s.vp < B.VP_TO_WIN for i, s in enumerate(state.seats)
+                       if i not in state.winners)
+        elif state.end_reason == "round_limit":
+            top = max(s.vp for s in state.seats)
+            assert state.winners == (tuple(i for i, s in enumerate(state.seats) if s.vp == top)
+                                     if top else ())
+        else:
+            assert state.end_reason == "no_attacks" and state.winners == ()
+    # most random games are decided by victory points
+    assert reasons["vp"] > GAMES // 2, reasons
