@@ -112,7 +112,7 @@ class NormalPlayer:
         me = self._me(obs)
         owned = self._owned_attack(obs)
         placed = list(me.face_down_bids)
-        bid_cards = sorted({a.card for a in legal if isinstance(a, A.PlaceBid)},
+        bid_cards = sorted(dict.fromkeys(a.card for a in legal if isinstance(a, A.PlaceBid)),
                            key=lambda c: keep_value(self.cards, self.cards.card(c), races))
         passing = next(a for a in legal if isinstance(a, A.Pass))
         if not bid_cards:

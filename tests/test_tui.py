@@ -9,7 +9,7 @@ from textual.screen import ModalScreen
 
 from tactical_tui.screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
                                   GameOverScreen, SetupScreen, TitleScreen)
-from tui_app import make_app
+from tui_app import dialog_open, human_turn, make_app, settle
 
 
 async def play_to_end(app, pilot, limit: int = 30000) -> None:
@@ -19,10 +19,10 @@ async def play_to_end(app, pilot, limit: int = 30000) -> None:
         await pilot.pause(0.005)
         if isinstance(app.screen, GameOverScreen):
             return
-        if isinstance(app.screen, ModalScreen) or type(app.screen).__name__.startswith("HandOver"):
-            await pilot.press("enter")
-        elif app.table and not app.busy and app.table.human_to_act() is not None:
-            await pilot.press("H")
+        if dialog_open(app):
+            await settle(app, pilot, "enter")
+        elif human_turn(app):
+            await settle(app, pilot, "H")
     raise AssertionError(f"no game over: {type(app.screen).__name__} {app.table.pending()}")
 
 
@@ -90,12 +90,12 @@ def test_illegal_build_refused_with_reason():
             await pilot.press("enter")
             for _ in range(2000):
                 await pilot.pause(0.005)
-                if isinstance(app.screen, BuildScreen) and app.table.human_to_act() == 0:
+                if isinstance(app.screen, BuildScreen) and human_turn(app):
                     break
-                if isinstance(app.screen, ModalScreen):
-                    await pilot.press("enter")
-                elif app.table.human_to_act() is not None and not app.busy:
-                    await pilot.press("H")
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    await settle(app, pilot, "H")
             screen = app.screen
             assert isinstance(screen, BuildScreen)
             await pilot.press("r")                     # choose a race

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 
 from tactical_tui.screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
                                   GameOverScreen)
-from tui_app import make_app, screen_text
+from tui_app import dialog_open, human_turn, make_app, screen_text, settle
 
 
 def reach(screen_type, lang):
@@ -30,10 +30,10 @@ def reach(screen_type, lang):
                         (not app.busy and app.table.human_to_act() == 0)):
                     await pilot.pause(0.05)
                     return screen_text(app)
-                if isinstance(scr, ModalScreen):
-                    await pilot.press("enter")
-                elif app.table and not app.busy and app.table.human_to_act() is not None:
-                    await pilot.press("H")
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    await settle(app, pilot, "H")
             raise AssertionError("screen not reached")
     return asyncio.run(run())
 

@@ -14,3 +14,28 @@ def screen_text(app) -> str:
     """The screen as plain text, one line per terminal row (for snapshots)."""
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(seg.text for seg in strip).rstrip() for strip in strips) + "\n"
+
+
+async def settle(app, pilot, key: str) -> None:
+    """Press `key` and wait until it has taken effect (the dialog closed, or the game
+    moved on), so that no key press leaks into the next screen."""
+    screen = app.screen
+    moves = len(app.table.history) if app.table else 0
+    await pilot.press(key)
+    for _ in range(400):
+        await pilot.pause(0.005)
+        if app.screen is not screen and not isinstance(app.screen, type(screen)):
+            return
+        if app.screen is not screen:
+            return
+        if app.table and len(app.table.history) != moves:
+            return
+
+
+def dialog_open(app) -> bool:
+    from textual.screen import ModalScreen
+    return isinstance(app.screen, ModalScreen) or type(app.screen).__name__.startswith("HandOver")
+
+
+def human_turn(app) -> bool:
+    return bool(app.table and not app.busy and app.table.human_to_act() is not None)
