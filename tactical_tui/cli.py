@@ -18,13 +18,32 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=LANGS, default=None, help="ja or en (default: from the locale)")
     p.add_argument("--first-game", action="store_true", help="only the initial set (cards without the star)")
     p.add_argument("--cards", default=None, help="card data file (default: the shipped cards.toml)")
+    p.add_argument("--quick", action="store_true", help="skip the title: you + 3 normal AI, first game")
+    p.add_argument("--ai-delay", type=float, default=0.6, metavar="SECONDS",
+                   help="pause after each AI action in bidding and battle (default 0.6)")
+    p.add_argument("--headless", action="store_true",
+                   help="no interface: play a game between random players and print it")
     sub = p.add_subparsers(dest="command")
+    sim = sub.add_parser("simulate", help="play AI games headless and report win rates")
+    sim.add_argument("--games", type=int, default=100)
+    sim.add_argument("--players", type=int, choices=(3, 4, 5), default=None, dest="sim_players",
+                     help="seats (default: the number of --seats)")
+    sim.add_argument("--seats", default="normal,random,random,random",
+                     help="comma-separated AI levels, one per seat (random, easy, normal)")
+    sim.add_argument("--seed", type=int, default=0, dest="sim_seed")
+    sim.add_argument("--jobs", type=int, default=1, help="parallel processes")
     c = sub.add_parser("cards", help="print the card set as tables")
     c.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
     c.add_argument("--type", action="append", choices=TYPES, default=None,
                    help="only this kind (repeatable): race, guild, family, defense, attack")
     c.add_argument("--initial", action="store_true", help="only the initial set (no star)")
     c.add_argument("--cards", default=None, dest="sub_cards", help="card data file")
+    k = sub.add_parser("check", help="run rule scenario files (docs/scenarios.md)",
+                       description="Run rule scenarios: one line per scenario, a diff for each "
+                                   "failure, then 'N passed, M failed'. Exit 1 if any failed.")
+    k.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
+    k.add_argument("--explain", action="store_true", help="print each scenario's event log step by step")
+    k.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en (for --explain)")
     return p
 
 
@@ -57,13 +76,27 @@ def main(argv: list[str] | None = None) -> int:
     lang = args.lang or default_lang()
     seed = args.seed if args.seed is not None else __import__("random").randrange(1 << 30)
     try:
+        if args.command == "check":
+            from .scenario import check
+            return check(args.paths, explain=args.explain, lang=args.sub_lang or lang)
         if args.command == "cards":
             from .cards_cmd import print_cards
             lang = args.sub_lang or lang
             print_cards(load_cards(args.sub_cards or args.cards), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
-        return headless_game(args.players, seed, lang, args.first_game, args.cards)
+        if args.command == "simulate":
+            from .simulate import run_cli
+            return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
+        if args.headless:
+            return headless_game(args.players, seed, lang, args.first_game, args.cards)
+        if not sys.stdout.isatty():
+            print(ui("err.no_tty", lang), file=sys.stderr)
+            return 2
+        from .app import TacticalApp
+        TacticalApp(lang=lang, cards=load_cards(args.cards), ai_delay=args.ai_delay,
+                    quick=args.quick, seed=args.seed).run()
+        return 0
     except CardDataError as exc:
         print(f"{ui('err.cards', lang)}: {exc}", file=sys.stderr)
         return 2

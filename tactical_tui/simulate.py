@@ -121,3 +121,38 @@ def _count(items):
     for x in items:
         c[x] += 1
     return c
+
+
+def run_cli(games: int, players: Optional[int], seats_arg: str, seed: int, jobs: int) -> int:
+    """`tactical simulate`: a progress bar, then win rates with 95 % intervals, game
+    length and decision time per level."""
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from ai.base import LEVELS
+
+    console = Console()
+    seats = tuple(x.strip() for x in seats_arg.split(",") if x.strip())
+    bad = [x for x in seats if x not in LEVELS]
+    if bad or not 3 <= len(seats) <= 5:
+        console.print(f"--seats: 3 to 5 of {', '.join(LEVELS)} (got {seats_arg!r})")
+        return 2
+    if players is not None and players != len(seats):
+        console.print(f"--players {players} but --seats names {len(seats)} seats")
+        return 2
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("games", total=games)
+        results = simulate(games, seats, seed, jobs, progress=lambda: progress.advance(task))
+    summary = summarize(results, seats)
+    table = Table(title=f"{games} games, seats {', '.join(seats)} (rotated)")
+    for col in ("level", "seats", "win rate", "95 % interval", "fair share", "ms / decision"):
+        table.add_column(col, justify="right")
+    for lv, row in summary["levels"].items():
+        lo, hi = row["ci"]
+        table.add_row(lv, str(row["seats"]), f"{row['win_rate']:.1%}", f"{lo:.1%}–{hi:.1%}",
+                      f"{row['fair']:.1%}", f"{row['ms_per_decision']:.2f}")
+    console.print(table)
+    console.print(f"mean length: {summary['rounds']:.1f} battle rounds, {summary['actions']:.0f} "
+                  f"actions; endings: {summary['reasons']}")
+    return 0
