@@ -46,7 +46,9 @@ class TacticalApp(App):
         self._phase: Optional[str] = None
         self._quick = quick
         self._seed = seed
-        self._results: list[LogEntry] = []
+        self._results: list[LogEntry] = []   # a bid or build reveal being collected
+        self._collecting = False
+        self._results_ready = False
         self._waiting_modal = False
 
     # ------------------------------------------------------------------ start-up
@@ -81,6 +83,10 @@ class TacticalApp(App):
         elif choice == "quit":
             self.exit()
 
+    @property
+    def default_seed(self) -> Optional[int]:
+        return self._seed
+
     def quick_game(self) -> None:
         self.start_game(4, ("human", "normal", "normal", "normal"), True, self._seed, self.ai_delay)
 
@@ -95,6 +101,7 @@ class TacticalApp(App):
         self.viewer = self.table.humans[0] if self.table.humans else 0
         self._phase = None
         self.busy = False
+        self._results, self._collecting, self._results_ready = [], False, False
         self.advance()
 
     def action_new_game(self) -> None:
@@ -132,8 +139,8 @@ class TacticalApp(App):
         if table is None or not self.is_running or not self.screen_stack \
                 or self._modal_open() or self.busy:
             return
-        if self._results:
-            entries, self._results = self._results, []
+        if self._results_ready:
+            entries, self._results, self._results_ready = self._results, [], False
             self.show_results(entries)
             return
         phase = table.state.phase
@@ -242,7 +249,15 @@ class TacticalApp(App):
                 if line:
                     log.write(Text(line))
         if any(isinstance(e.event, RESULT_EVENTS) for e in entries):
+            self._collecting = True
+        if self._collecting:
             self._results.extend(entries)
+            state = self.table.state
+            done = state.phase not in ("bidding", "reveal") or \
+                (state.phase == "bidding" and self.table.pending().kind == "bid")
+            if done:
+                self._collecting = False
+                self._results_ready = True
 
     # ------------------------------------------------------------------ log & modals
     def log_line(self, entry: LogEntry) -> Optional[str]:
@@ -270,6 +285,8 @@ class TacticalApp(App):
         d = Describer(self.cards, self.lang)
         lines = []
         for e in entries[start:]:
+            if isinstance(e.event, E.PhaseStarted) and e.event.phase == "battle":
+                break
             if isinstance(e.event, E.BidsRevealed):
                 lines.extend(d.bid_table(e.event))
             else:
@@ -293,6 +310,10 @@ class TacticalApp(App):
         where = self._phase if scr is not None else "title"
         self.push_screen(localized(TextScreen, self.lang)(t("help.title", self.lang),
                                                           help_text(self.lang, where)),
+                         lambda _: self.call_later(self.advance))
+
+    def show_text(self, title: str, body: str) -> None:
+        self.push_screen(localized(TextScreen, self.lang)(title, Text(body)),
                          lambda _: self.call_later(self.advance))
 
     def show_card(self, cid: str) -> None:

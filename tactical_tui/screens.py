@@ -51,8 +51,8 @@ class TitleScreen(BaseScreen):
 class SetupScreen(BaseScreen):
     """New game: players, each seat human/AI level, first game, language, seed, AI pause."""
 
-    KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True),
-                              ("right", "change(1)", "", False),
+    KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
+                              ("right", "change(1)", "", False, True),
                               ("escape", "app.back_to_title", "key.back", True)]
     LEVELS = ("human", "normal", "easy", "random")
 
@@ -69,6 +69,9 @@ class SetupScreen(BaseScreen):
         yield OptionList(id="form")
 
     def on_mount(self) -> None:
+        if self.seed is None:
+            self.seed = self.app.default_seed
+        self.delay = self.app.ai_delay
         self.refresh_view()
 
     def rows(self) -> list[tuple[str, str]]:
@@ -151,7 +154,7 @@ class GameScreen(BaseScreen):
             yield RichLog(id="log", wrap=True, markup=False, max_lines=500)
         yield from self.compose_guard()
         from textual.widgets import Footer
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def table(self):
@@ -224,6 +227,17 @@ class GameScreen(BaseScreen):
 # ----------------------------------------------------------------------------- draft
 
 class DraftScreen(GameScreen):
+    KEYS = GameScreen.KEYS + [("t", "targets", "key.targets", True)]
+
+    def action_targets(self) -> None:
+        """Every visible bid target in full (skills, requirements, chips)."""
+        obs = self.obs
+        from .widgets import card_details
+        parts = []
+        for c in obs.targets + obs.upcoming:
+            title, body = card_details(self.cards, c, self.lang)
+            parts.append(f"■ {title}\n{body}")
+        self.app.show_text(self.tr("key.targets"), "\n\n".join(parts))
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
@@ -244,7 +258,7 @@ class DraftScreen(GameScreen):
         hand.clear_options()
         legal = {a.card for a in self.legal()}
         for c in obs.hand:
-            hand.add_option(Option(card_line(self.cards, c, self.lang, 38), id=c,
+            hand.add_option(Option(card_line(self.cards, c, self.lang, 35), id=c,
                                    disabled=c not in legal))
         if obs.hand:
             hand.highlighted = min(keep or 0, len(obs.hand) - 1)
@@ -253,18 +267,20 @@ class DraftScreen(GameScreen):
         info.append(f"{self.tr('draft.races')}:")
         for r in obs.seats[self.seat].race_candidates:
             race = self.cards.race(r)
-            info.append(" " + race.name.get(self.lang) + " " + " ".join(
+            sep = "" if self.lang == "ja" else " "
+            info.append(" " + race.name.get(self.lang) + " " + sep.join(
                 f"{STAT_SHORT[self.lang][k]}{v}" for k, v in race.stats.items()))
         if obs.draft_choice:
             info.append(self.tr("draft.chosen", card=self.cards.card(obs.draft_choice).name.get(self.lang)))
         for r, targets in ((obs.bid_round or 0, obs.targets), ((obs.bid_round or 0) + 1, obs.upcoming)):
             if targets:
                 info.append(f"{self.tr('draft.targets', r=r + 1)}:")
-                info += [" " + str(card_line(self.cards, c, self.lang, 32)) for c in targets]
+                info += [" " + str(card_line(self.cards, c, self.lang, 35)) for c in targets]
         picks = obs.picks
         mat = sum(self.cards.card(c).material for c in picks)
         bids = ",".join(str(self.cards.card(c).bid) for c in sorted(picks, key=lambda c: -self.cards.card(c).bid))
-        info.append(self.tr("draft.picks", n=len(picks)) + "  " + self.tr("draft.tally", m=mat, bids=bids or "-"))
+        info.append(self.tr("draft.picks", n=len(picks)))
+        info.append(" " + self.tr("draft.tally", m=mat, bids=bids or "-"))
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
@@ -347,6 +363,21 @@ class BidScreen(GameScreen):
         side.update("\n".join(lines))
         if self.focused is None or self.focused.id not in ("targets", "hand"):
             targets.focus()
+        self.show_chosen_target()
+
+    def on_option_list_option_highlighted(self, event) -> None:
+        if event.option_list.id == "targets":
+            self.show_chosen_target()
+
+    def show_chosen_target(self) -> None:
+        targets = self.query_one("#targets", OptionList)
+        hand = self.query_one("#hand", OptionList)
+        name = ""
+        if targets.highlighted is not None and targets.option_count:
+            cid = targets.get_option_at_index(targets.highlighted).id
+            if not cid.startswith("next:"):
+                name = " → " + self.cards.card(cid).name.get(self.lang)
+        hand.border_title = self.tr("bid.hand") + name
 
     def action_switch(self) -> None:
         t_, h = self.query_one("#targets", OptionList), self.query_one("#hand", OptionList)
@@ -406,11 +437,15 @@ class BuildScreen(GameScreen):
         ol.border_title = self.tr("build.cards")
         keep = ol.highlighted
         ol.clear_options()
-        owned = obs.equipped + obs.materialized + obs.hand
+        # a stable order (attack cards first, then by kind and name) so the cursor stays on
+        # the card it was on when the card changes zone
+        kinds = {"weapon": 0, "magic": 1, "armor": 2, "shield": 3, "accessory": 4}
+        owned = sorted(obs.equipped + obs.materialized + obs.hand,
+                       key=lambda c: (kinds[self.cards.card(c).type], self.cards.card(c).name.get(self.lang), c))
         for c in owned:
             z = self.zone_of(obs, c)
-            tag = pad(self.tr("zone." + z), 5)
-            ol.add_option(Option(card_line(self.cards, c, self.lang, 38, extra=f"[{tag}] ".replace(" ]", "]")), id=c))
+            tag = pad(self.tr("zone." + z), 4)
+            ol.add_option(Option(card_line(self.cards, c, self.lang, 38, extra=f"[{tag}] "), id=c))
         if owned:
             ol.highlighted = min(keep or 0, len(owned) - 1)
         ol.focus()
@@ -554,7 +589,13 @@ class BattleScreen(GameScreen):
             return self.tr("act.done_targets" if obs.pending.kind == "targets" else "act.done")
         if isinstance(a, A.ChooseTarget):
             s = obs.seats[a.target]
-            return self.tr("act.target", seat=self.seat_name(a.target), area=s.area, hp=s.hp)
+            label = self.tr("act.target", seat=self.seat_name(a.target), area=s.area, hp=s.hp)
+            atk = obs.battle.attack
+            if atk is not None and s.area is not None:
+                rng_ = c.skill(atk.range_skill).effect.range
+                if distance(me.area, s.area) == RANGE_CRIT[rng_]:
+                    label += " " + self.tr("act.crit")
+            return label
         if isinstance(a, A.ChooseArea):
             return self.tr("act.area", area=a.area)
         if isinstance(a, A.UseUnluck):
@@ -639,6 +680,11 @@ class BattleScreen(GameScreen):
             chip = lambda c: t("chip." + c, self.lang) if c in ("miss", "crit") else c
             lines.append(f"{self.tr('battle.drawn')}: " + " ".join(chip(c) for c in atk.drawn)
                          + "  " + self.tr("battle.total", n=running_total(atk.drawn)))
+            if atk.bag and obs.pending.kind == "draw":
+                n = len(atk.bag)
+                miss = atk.bag.count("miss")
+                zero = atk.bag.count("0")
+                lines.append(self.tr("battle.odds", miss=miss, zero=zero, pos=n - miss - zero, n=n))
         stats = final_stats(self.cards, obs.race, obs.equipped) if obs.race else None
         lines.append(self.tr("battle.mybuild") + ":")
         for c in sorted(obs.equipped, key=lambda c: not self.cards.card(c).is_attack):

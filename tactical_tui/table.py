@@ -114,6 +114,6 @@ class GameTable:
         entries = self.submit(action)
         if reason is not None and public:
             entry = LogEntry(seat=seat, reason=reason)
-            self.log.append(entry)
-            entries = entries + [entry]
+            self.log.insert(len(self.log) - len(entries), entry)   # the reason comes first
+            entries = [entry] + entries
         return entries

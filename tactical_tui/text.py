@@ -109,7 +109,7 @@ class Describer:
         targets = list(dict.fromkeys(b.target for b in e.bids))
         for t in targets:
             bids = sorted((b for b in e.bids if b.target == t), key=lambda b: -b.value)
-            out.append(f" {self.card(t)}: " + ", ".join(
+            out.append(f" {self.card(t)}: " + ("、" if self.lang == "ja" else ", ").join(
                 f"{self.seat(b.seat)} {b.value}（{self.card(b.card)}）" if self.lang == "ja"
                 else f"{self.seat(b.seat)} {b.value} ({self.card(b.card)})" for b in bids))
         if not targets:
@@ -207,8 +207,10 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"{d.seat(e.seat)}が{d.card(e.card)}を外しました" + (f"（代わりに{d.card(e.replacement)}）" if e.replacement else ""),
         lambda d, e: f"{d.seat(e.seat)} removes {d.card(e.card)}" + (f" (replaced by {d.card(e.replacement)})" if e.replacement else "")),
     E.DieRolled: (
-        lambda d, e: f"{d.seat(e.seat)}のサイコロ: {e.value}",
-        lambda d, e: f"{d.seat(e.seat)} rolls {e.value}"),
+        lambda d, e: f"{d.seat(e.seat)}のサイコロ: {e.value}" + {"order": "（最終敏捷が同値のため処理順を決定）",
+                                                              "enter": "（登場エリア）", "reenter": "（再登場エリア）"}.get(e.reason, ""),
+        lambda d, e: f"{d.seat(e.seat)} rolls {e.value}" + {"order": " (tied agility: for the processing order)",
+                                                           "enter": " (entry area)", "reenter": " (re-entry area)"}.get(e.reason, "")),
     E.OrderDecided: (
         lambda d, e: "処理順: " + " → ".join(d.seat(s) for s in e.order),
         lambda d, e: "Processing order: " + " → ".join(d.seat(s) for s in e.order)),

@@ -65,7 +65,7 @@ class BaseScreen(Guarded, Screen):
         with Container(id="body"):
             yield from self.compose_body()
         yield from self.compose_guard()
-        yield Footer()
+        yield Footer(compact=True)
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -124,7 +124,7 @@ class ChoiceScreen(ModalScreen):
             yield Static(self.title_text, classes="dialog-title")
             yield OptionList(*[Option(Text(o), id=str(i)) for i, o in enumerate(self.options)],
                              id="choices")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#choices", OptionList).focus()
@@ -153,7 +153,7 @@ class TextScreen(ModalScreen):
             yield Static(self.title_text, classes="dialog-title")
             with VerticalScroll(id="text-scroll"):
                 yield Static(self.body, id="text-body")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#text-scroll").focus()
@@ -174,7 +174,7 @@ class LogScreen(ModalScreen):
         with Container(classes="dialog wide"):
             yield Static(self.title_text, classes="dialog-title")
             yield RichLog(id="full-log", wrap=True, markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         log = self.query_one("#full-log", RichLog)
@@ -197,7 +197,7 @@ class ConfirmScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog"):
             yield Static(self.question + "  (y/n)", classes="dialog-title")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_yes(self) -> None:
         self.dismiss(True)
@@ -220,7 +220,7 @@ class HandOverScreen(Guarded, Screen):
         with Container(id="body"):
             yield Static(self.message, id="handover")
         yield from self.compose_guard()
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_go(self) -> None:
         self.dismiss(None)
