@@ -32,6 +32,13 @@ def _parser() -> argparse.ArgumentParser:
                      help="comma-separated AI levels, one per seat (random, easy, normal)")
     sim.add_argument("--seed", type=int, default=0, dest="sim_seed")
     sim.add_argument("--jobs", type=int, default=1, help="parallel processes")
+    bal = sub.add_parser("balance", help="win rate by race, guild and card from AI games")
+    bal.add_argument("--games", type=int, default=400)
+    bal.add_argument("--players", type=int, choices=(3, 4, 5), default=4, dest="bal_players")
+    bal.add_argument("--seed", type=int, default=0, dest="bal_seed")
+    bal.add_argument("--jobs", type=int, default=1)
+    bal.add_argument("--csv", default=None, help="also write the figures to this CSV file")
+    bal.add_argument("--min-plays", type=int, default=20, help="hide rows with fewer plays")
     c = sub.add_parser("cards", help="print the card set as tables")
     c.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
     c.add_argument("--type", action="append", choices=TYPES, default=None,
@@ -85,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             print_cards(load_cards(args.sub_cards or args.cards), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
+        if args.command == "balance":
+            from .simulate import run_balance_cli
+            return run_balance_cli(args.games, args.bal_players, args.bal_seed, args.jobs,
+                                   args.csv, args.min_plays, lang)
         if args.command == "simulate":
             from .simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)

@@ -23,6 +23,7 @@ class GameResult:
     rounds: int
     actions: int
     times: tuple[tuple[str, float, int], ...]   # (level, seconds, decisions)
+    builds: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # per seat: race, guild, cards
 
 
 def play_one(levels: tuple[str, ...], seed: int, cards: Optional[CardSet] = None) -> GameResult:
@@ -41,9 +42,11 @@ def play_one(levels: tuple[str, ...], seed: int, cards: Optional[CardSet] = None
         spent[levels[seat]][1] += 1
         state, _ = apply(state, action)
         actions += 1
+    builds = tuple((s.race or "", s.guild, tuple(sorted({cards.card(c).id for c in s.equipped})))
+                   for s in state.seats)
     return GameResult(levels, state.winners, state.end_reason,
                       state.battle.round if state.battle else 0, actions,
-                      tuple((k, v[0], v[1]) for k, v in spent.items()))
+                      tuple((k, v[0], v[1]) for k, v in spent.items()), builds)
 
 
 def rotations(seats: tuple[str, ...], games: int) -> Iterable[tuple[str, ...]]:
@@ -155,4 +158,65 @@ def run_cli(games: int, players: Optional[int], seats_arg: str, seed: int, jobs:
     console.print(table)
     console.print(f"mean length: {summary['rounds']:.1f} battle rounds, {summary['actions']:.0f} "
                   f"actions; endings: {summary['reasons']}")
+    return 0
+
+
+def balance(results: list[GameResult]) -> dict[str, list[tuple[str, int, float, float]]]:
+    """Win rate by race, guild and card (when equipped): (id, plays, wins, ratio to the
+    fair share 1/players)."""
+    out: dict[str, dict[str, list[float]]] = {"race": {}, "guild": {}, "card": {}}
+    for r in results:
+        n = len(r.seats)
+        for i, (race, guild, cards) in enumerate(r.builds):
+            share = (1 / len(r.winners)) if i in r.winners else 0.0
+            for kind, key in [("race", race), ("guild", guild)] + [("card", c) for c in cards]:
+                if not key:
+                    continue
+                row = out[kind].setdefault(key, [0, 0.0, 0.0])
+                row[0] += 1
+                row[1] += share
+                row[2] += 1 / n
+    return {kind: sorted(((k, int(v[0]), v[1], (v[1] / v[2]) if v[2] else 0.0)
+                          for k, v in rows.items()), key=lambda x: -x[1])
+            for kind, rows in out.items()}
+
+
+def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Optional[str],
+                    min_plays: int, lang: str) -> int:
+    """`tactical balance`: normal AI seats; win rate by race, guild and equipped card, as
+    tables and optionally CSV."""
+    import csv
+
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    console = Console()
+    cards = default_cards()
+    seats = ("normal",) * players
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("games", total=games)
+        results = simulate(games, seats, seed, jobs, progress=lambda: progress.advance(task))
+    table = balance(results)
+    name = {"race": lambda k: cards.race(k).name.get(lang), "guild": lambda k: cards.guild(k).name.get(lang),
+            "card": lambda k: cards.card(k).name.get(lang)}
+    for kind, rows in table.items():
+        t = Table(title=f"{kind} — {games} games, {players} normal seats (fair share {1 / players:.0%})")
+        for col in ("id", "name", "plays", "wins", "win rate", "× fair"):
+            t.add_column(col, justify="right" if col not in ("id", "name") else "left")
+        for key, plays, wins, ratio in rows:
+            if plays < min_plays:
+                continue
+            flag = "" if 0.5 <= ratio <= 1.5 else " !"
+            t.add_row(key, name[kind](key), str(plays), f"{wins:.1f}", f"{wins / plays:.1%}",
+                      f"{ratio:.2f}{flag}")
+        console.print(t)
+    if csv_path:
+        with open(csv_path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["kind", "id", "plays", "wins", "win_rate", "ratio_to_fair"])
+            for kind, rows in table.items():
+                for key, plays, wins, ratio in rows:
+                    w.writerow([kind, key, plays, f"{wins:.2f}", f"{wins / plays:.4f}", f"{ratio:.3f}"])
+        console.print(f"CSV: {csv_path}")
     return 0
