@@ -9,7 +9,7 @@ from textual.screen import ModalScreen
 
 from tactical_tui.screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
                                   GameOverScreen, SetupScreen, TitleScreen)
-from tui_app import dialog_open, human_turn, make_app, settle
+from tui_app import dialog_open, human_turn, make_app, screen_text, settle
 
 
 async def play_to_end(app, pilot, limit: int = 30000) -> None:
@@ -133,4 +133,94 @@ def test_ctrl_c_asks_before_quitting():
             await pilot.press("n")
             await pilot.pause(0.05)
             assert isinstance(app.screen, TitleScreen)
+    asyncio.run(run())
+
+
+def test_hotseat_hands_over_between_human_seats():
+    """Two human seats: a hand-over screen hides the previous seat's view before the next
+    human acts, and each human then sees their own hand."""
+    async def run():
+        app = make_app("en", seed=9)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "enter")          # New game
+            await pilot.press("down", "down", "left")   # Seat 2: normal → human
+            assert app.screen.seats[1] == "human"
+            await pilot.press("end", "enter")
+            await pilot.pause(0.1)
+            assert app.table.humans == (0, 1)
+            seen_handover = 0
+            viewers = set()
+            for _ in range(400):
+                await pilot.pause(0.005)
+                if type(app.screen).__name__.startswith("HandOver"):
+                    seen_handover += 1
+                    # nothing of any seat is on screen while handing over
+                    text = screen_text(app)
+                    for c in app.table.state.seats[0].hand + app.table.state.seats[1].hand:
+                        assert app.table.cards.card(c).name.en not in text
+                    await settle(app, pilot, "enter")
+                    continue
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    viewers.add(app.viewer)
+                    assert app.viewer == app.table.human_to_act()
+                    if app.table.state.phase != "draft":
+                        break
+                    await settle(app, pilot, "H")
+            assert seen_handover >= 2 and viewers == {0, 1}
+    asyncio.run(run())
+
+
+def _hidden_names(app) -> set[str]:
+    """Names of cards that only other seats hold face down and the viewer never saw."""
+    from rules.events import visible
+    from tactical_tui.app import TacticalApp  # noqa: F401
+    state, me, cards = app.table.state, app.viewer, app.table.cards
+    obs = app.table.observe(me)
+    seen = set(obs.hand + obs.picks + obs.equipped + obs.materialized + obs.targets
+               + obs.upcoming + obs.defense_discard + obs.attack_discard)
+    seen |= {b.card for b in obs.revealed_bids}
+    for s in obs.seats:
+        seen |= set(s.equipped)
+    lines = [app.log_line(e) or "" for e in app.table.log]
+    hidden = set()
+    for i, s in enumerate(state.seats):
+        if i == me:
+            continue
+        secret = set(s.hand + s.picks + ((s.draft_choice,) if s.draft_choice else ()))
+        if not s.revealed:
+            secret |= set(s.equipped + s.materialized)
+        if state.bidding and state.bidding.step == "bid":
+            secret |= {b.card for b in state.bidding.bids if b.seat == i}
+        for c in secret:
+            name = cards.card(c).name.en
+            if c not in seen and not any(name in line for line in lines) and \
+                    name not in {cards.card(x).name.en for x in seen}:
+                hidden.add(name)
+    return hidden
+
+
+def test_no_screen_shows_another_seats_secrets():
+    """Across a whole quick game, no screen shows another seat's hand, picks, face-down
+    bid cards or unrevealed build."""
+    async def run():
+        app = make_app("en", seed=13)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")
+            checks = 0
+            for _ in range(30000):
+                await pilot.pause(0.005)
+                if isinstance(app.screen, GameOverScreen):
+                    break
+                if app.table and not app.busy and app.table.state.phase != "battle":
+                    text = screen_text(app)
+                    leaked = {n for n in _hidden_names(app) if n in text}
+                    assert not leaked, (app.table.state.phase, leaked)
+                    checks += 1
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    await settle(app, pilot, "H")
+            assert checks > 20
     asyncio.run(run())
