@@ -35,8 +35,13 @@ class TacticalApp(App):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, lang: Optional[str] = None, cards: Optional[CardSet] = None,
-                 ai_delay: float = 0.6, quick: bool = False, seed: Optional[int] = None) -> None:
+                 ai_delay: float = 0.6, quick: bool = False, seed: Optional[int] = None,
+                 resume: Optional[str] = None, seats: Optional[tuple[str, ...]] = None,
+                 autosave: bool = True) -> None:
         super().__init__()
+        self._resume = resume            # a save file to open at start ("" = the last game)
+        self._seats = seats              # quick start with these seats (human / AI levels)
+        self.autosave = autosave
         self.lang = lang or default_lang()
         self.cards = cards or default_cards()
         self.ai_delay = ai_delay
@@ -53,10 +58,53 @@ class TacticalApp(App):
 
     # ------------------------------------------------------------------ start-up
     def on_mount(self) -> None:
-        if self._quick:
+        self._install_signal_handlers()
+        self.push_screen(localized(TitleScreen, self.lang)())
+        if self._resume is not None:
+            self.continue_game(self._resume or None)
+        elif self._seats:
+            self.start_game(len(self._seats), self._seats, True, self._seed, self.ai_delay)
+        elif self._quick:
             self.quick_game()
-        else:
-            self.push_screen(localized(TitleScreen, self.lang)())
+
+    def _install_signal_handlers(self) -> None:
+        """SIGHUP (a dropped SSH connection) and SIGTERM: the game is saved after every
+        action already; save once more and leave cleanly."""
+        import asyncio
+        import signal
+        loop = asyncio.get_running_loop()
+        for sig in (getattr(signal, "SIGHUP", None), signal.SIGTERM):
+            if sig is None:
+                continue
+            try:
+                loop.add_signal_handler(sig, self._signal_exit)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+
+    def _signal_exit(self) -> None:
+        if self.table is not None:
+            self.table.autosave()
+        self.exit(return_code=0)
+
+    def continue_game(self, path: Optional[str] = None) -> None:
+        """Continue the last unfinished game, or the given save file."""
+        from pathlib import Path
+        from .saves import SaveError, current_path, read
+        file = Path(path) if path else current_path()
+        if not path and not file.exists():
+            self.notify(t("title.no_save", self.lang))
+            return
+        try:
+            data = read(file)
+            if data.finished and not path:
+                self.notify(t("title.no_save", self.lang))
+                return
+            table = GameTable.from_save(data, self.cards, str(file),
+                                        save_path=file if self.autosave else None)
+        except SaveError as exc:
+            self.notify(t("save.bad", self.lang, problem=str(exc)), severity="error", timeout=12)
+            return
+        self._begin(table)
 
     def set_lang(self, lang: str) -> None:
         self.lang = lang
@@ -75,7 +123,7 @@ class TacticalApp(App):
         elif choice == "new":
             self.push_screen(localized(SetupScreen, self.lang)())
         elif choice == "continue":
-            self.notify(t("title.no_save", self.lang))
+            self.continue_game()
         elif choice == "rules":
             self.action_help()
         elif choice == "lang":
@@ -95,9 +143,16 @@ class TacticalApp(App):
         seed = seed if seed is not None else random.randrange(1 << 30)
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
-        self.table = GameTable(Config(players=players, first_game=first_game), setups, seed,
-                               self.cards)
+        from .saves import current_path
+        table = GameTable(Config(players=players, first_game=first_game), setups, seed,
+                          self.cards, save_path=current_path() if self.autosave else None,
+                          lang=self.lang)
         self.ai_delay = delay
+        table.autosave()
+        self._begin(table)
+
+    def _begin(self, table: GameTable) -> None:
+        self.table = table
         self.viewer = self.table.humans[0] if self.table.humans else 0
         self._phase = None
         self.busy = False
@@ -240,7 +295,41 @@ class TacticalApp(App):
         self._after(entries)
         self.call_later(self.advance)
 
+    def _check_save(self) -> None:
+        problem = self.table.save_problem if self.table else None
+        if problem and problem != getattr(self, "_warned", None):
+            self._warned = problem
+            self.notify(t("save.warn", self.lang, problem=problem), severity="warning", timeout=10)
+
+    def action_undo(self) -> None:
+        """Back to your previous decision (games with one human seat)."""
+        if self.table is None or self.busy or self._modal_open():
+            return
+        if not self.table.undo():
+            self.notify(t("undo.none", self.lang))
+            return
+        self._results, self._collecting, self._results_ready = [], False, False
+        self.notify(t("undo.done", self.lang))
+        self._show_phase(self.table.state.phase, force=True)
+        self.call_later(self.advance)
+
+    def action_save_replay(self) -> None:
+        """Game over: keep the finished game as a replay file."""
+        if self.table is None:
+            return
+        import time as _time
+        from .saves import save_dir, to_json, write_atomic
+        path = save_dir() / "replays" / f"{_time.strftime('%Y%m%d-%H%M%S')}-seed{self.table.seed}.json"
+        try:
+            write_atomic(path, to_json(self.table.save_data()))
+        except OSError as exc:
+            self.notify(t("save.warn", self.lang, problem=f"{path}: {exc.strerror or exc}"),
+                        severity="warning")
+            return
+        self.notify(t("replay.saved", self.lang, path=str(path)), timeout=10)
+
     def _after(self, entries: list[LogEntry]) -> None:
+        self._check_save()
         scr = self._phase_screen()
         if scr is not None and scr._ready:
             log = scr.query_one("#log", RichLog)

@@ -21,6 +21,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="skip the title: you + 3 normal AI, first game")
     p.add_argument("--ai-delay", type=float, default=0.6, metavar="SECONDS",
                    help="pause after each AI action in bidding and battle (default 0.6)")
+    p.add_argument("--resume", nargs="?", const="", default=None, metavar="FILE",
+                   help="continue the last unfinished game (or the given save file)")
+    p.add_argument("--seats", default=None,
+                   help="start at once with these seats, e.g. human,normal,easy,random")
     p.add_argument("--headless", action="store_true",
                    help="no interface: play a game between random players and print it")
     sub = p.add_subparsers(dest="command")
@@ -32,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="comma-separated AI levels, one per seat (random, easy, normal)")
     sim.add_argument("--seed", type=int, default=0, dest="sim_seed")
     sim.add_argument("--jobs", type=int, default=1, help="parallel processes")
+    rep = sub.add_parser("replay", help="step through a saved game, every seat visible")
+    rep.add_argument("file", help="a save or replay file")
     bal = sub.add_parser("balance", help="win rate by race, guild and card from AI games")
     bal.add_argument("--games", type=int, default=400)
     bal.add_argument("--players", type=int, choices=(3, 4, 5), default=4, dest="bal_players")
@@ -104,9 +110,18 @@ def main(argv: list[str] | None = None) -> int:
         if not sys.stdout.isatty():
             print(ui("err.no_tty", lang), file=sys.stderr)
             return 2
+        if args.command == "replay":
+            from .replay import run_replay
+            return run_replay(args.file, lang, load_cards(args.cards))
+        seats = None
+        if args.seats:
+            seats = tuple(x.strip() for x in args.seats.split(",") if x.strip())
+            if not 3 <= len(seats) <= 5 or any(x not in ("human", "random", "easy", "normal") for x in seats):
+                print(ui("err.seats", lang), file=sys.stderr)
+                return 2
         from .app import TacticalApp
         TacticalApp(lang=lang, cards=load_cards(args.cards), ai_delay=args.ai_delay,
-                    quick=args.quick, seed=args.seed).run()
+                    quick=args.quick, seed=args.seed, resume=args.resume, seats=seats).run()
         return 0
     except CardDataError as exc:
         print(f"{ui('err.cards', lang)}: {exc}", file=sys.stderr)

@@ -43,12 +43,12 @@ SCREEN = {
                "en": "Reveal check: if your build breaks a rule, press u on a card to remove it."},
     "battle": {"ja": "バトル: 行動を↑↓で選びEnter。アタックを選ぶと[n]がアタックエリア、!n!がクリティカルエリア。@があなたです。",
                "en": "Battle: ↑↓ to choose an action, Enter to take it. On an attack, [n] marks the attack area and !n! the critical area. @ is you."},
-    "over": {"ja": "n=新しいゲーム t=タイトル l=ログ", "en": "n = new game, t = title, l = log"},
+    "over": {"ja": "s=リプレイ保存 n=新しいゲーム t=タイトル l=ログ", "en": "s = save the replay, n = new game, t = title, l = log"},
 }
 
 COMMON = {
-    "ja": "共通キー: ?/F1 ヘルプ  l ログ  h ヒント  H おまかせ（AIが代わりに1手）  d カード詳細  Ctrl+C 終了",
-    "en": "Keys everywhere: ?/F1 help  l log  h hint  H auto (the AI makes this decision)  d card details  Ctrl+C quit",
+    "ja": "共通キー: ?/F1 ヘルプ  l ログ  h ヒント  H おまかせ（AIが代わりに1手）  z 戻す（人間1人のゲーム）  d カード詳細  Ctrl+C 終了（ゲームは自動保存され、タイトルの「続きから」で再開できます）",
+    "en": "Keys everywhere: ?/F1 help  l log  h hint  H auto (the AI makes this decision)  z undo (games with one human)  d card details  Ctrl+C quit (the game is saved after every action; Continue on the title screen resumes it)",
 }
 
 

@@ -175,6 +175,18 @@ TUI: dict[str, dict[str, str]] = {
     "over.history": {"ja": "勝利点の推移", "en": "VP history"},
     "over.winner": {"ja": "勝者: {who}", "en": "Winner: {who}"},
     "help.title": {"ja": "ヘルプ", "en": "Help"},
+    "save.bad": {"ja": "保存ファイルを開けません: {problem}（ファイルはそのままです）",
+                 "en": "Cannot open the save file: {problem} (the file is left as it is)"},
+    "save.warn": {"ja": "保存できません: {problem}（ゲームは続けられます）",
+                  "en": "Cannot save: {problem} (play goes on)"},
+    "undo.done": {"ja": "あなたの前の判断まで戻しました", "en": "Back to your previous decision"},
+    "undo.none": {"ja": "戻せる判断がありません（人間の席が1つのゲームだけ）",
+                  "en": "Nothing to undo (only in games with one human seat)"},
+    "replay.saved": {"ja": "リプレイを保存しました: {path}", "en": "Replay saved: {path}"},
+    "key.undo": {"ja": "戻す", "en": "Undo"},
+    "key.prev": {"ja": "前へ", "en": "Back"},
+    "key.next": {"ja": "次へ", "en": "Forward"},
+    "key.save_replay": {"ja": "リプレイ保存", "en": "Save replay"},
 }
 
 

@@ -145,13 +145,14 @@ class GameScreen(BaseScreen):
             ("l", "app.show_log", "key.log", True),
             ("h", "app.hint", "key.hint", False),
             ("H", "app.auto", "key.auto", False),
+            ("z", "app.undo", "key.undo", False),
             ("d", "details", "key.details", True)]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
         with Vertical(id="body"):
             yield from self.compose_body()
-            yield RichLog(id="log", wrap=True, markup=False, max_lines=500)
+            yield RichLog(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
         yield from self.compose_guard()
         from textual.widgets import Footer
         yield Footer(compact=True)
@@ -742,7 +743,8 @@ class BattleScreen(GameScreen):
 # ------------------------------------------------------------------------- game over
 
 class GameOverScreen(GameScreen):
-    KEYS = BaseScreen.KEYS + [("n", "app.new_game", "key.new", True),
+    KEYS = BaseScreen.KEYS + [("s", "app.save_replay", "key.save_replay", True),
+                              ("n", "app.new_game", "key.new", True),
                               ("t", "app.back_to_title", "key.title", True),
                               ("l", "app.show_log", "key.log", True)]
 

@@ -7,6 +7,7 @@ shows one seat's observation and sends that seat's actions here.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Optional
 
 from attrs import define, field, frozen
@@ -46,15 +47,88 @@ class GameTable:
     log: list[LogEntry] = field(init=False, factory=list)
     players: dict = field(init=False, factory=dict)
     listeners: list[Callable[[list[LogEntry]], None]] = field(init=False, factory=list)
+    save_path: Optional[Path] = None          # autosave here after every action
+    lang: str = "en"
+    save_problem: Optional[str] = field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
         if len(self.seats) != self.config.players:
             raise ValueError("one seat setup per player")
+        self._start()
+
+    def _start(self) -> None:
         self.state, events = new_game(self.config, self.cards, self.seed)
-        self.log.extend(LogEntry(event=e) for e in events)
-        for i, s in enumerate(self.seats):
-            if not s.human:
-                self.players[i] = make_player(s.level, self.seed * 101 + i, self.cards)
+        self.history = []
+        self.log = [LogEntry(event=e) for e in events]
+        self.players = {i: make_player(s.level, self.seed * 101 + i, self.cards)
+                        for i, s in enumerate(self.seats) if not s.human}
+
+    # ------------------------------------------------------------------ saving
+    def save_data(self):
+        from .saves import FORMAT, SaveData, SeatEntry
+        return SaveData(FORMAT, self.seed, self.config,
+                        tuple(SeatEntry(s.human, s.level) for s in self.seats),
+                        tuple(self.history), self.lang, self.over)
+
+    def autosave(self) -> None:
+        """Write the save file (atomically); a failure is remembered, play goes on."""
+        if self.save_path is None:
+            return
+        from .saves import to_json, write_atomic
+        try:
+            write_atomic(self.save_path, to_json(self.save_data()))
+            self.save_problem = None
+        except OSError as exc:
+            self.save_problem = f"{self.save_path}: {exc.strerror or exc}"
+
+    @classmethod
+    def from_save(cls, data, cards: CardSet, source: str, save_path: Optional[Path] = None
+                  ) -> "GameTable":
+        """Restore a saved game exactly: replay its actions from the seed, letting the AI
+        seats see their observations again so their own state is what it was."""
+        from .saves import SaveError
+        seats = tuple(SeatSetup(s.human, s.level) for s in data.seats)
+        try:
+            table = cls(data.config, seats, data.seed, cards, save_path=save_path, lang=data.lang)
+        except ValueError as exc:
+            raise SaveError(f"{source}: {exc}") from None
+        table.rebuild(list(data.actions), source)
+        return table
+
+    def rebuild(self, actions: list, source: str = "history") -> None:
+        from rules import IllegalAction
+        from .saves import SaveError
+        self._start()
+        for i, action in enumerate(actions):
+            seat = getattr(action, "seat", None)
+            if seat in self.players and self.state.phase != "over":
+                obs = observe(self.state, seat)
+                if action in obs.legal:
+                    self.players[seat].choose(obs, obs.legal)   # the AI's own state
+            try:
+                self.state, events = apply(self.state, action)
+            except IllegalAction as exc:
+                raise SaveError(f"{source}: action {i + 1} ({type(action).__name__}) does "
+                                f"not apply: {exc.reason}") from None
+            self.history.append(action)
+            self.log.extend(LogEntry(event=e) for e in events)
+
+    # ------------------------------------------------------------------ undo
+    def can_undo(self) -> bool:
+        humans = self.humans
+        return len(humans) == 1 and any(getattr(a, "seat", None) == humans[0]
+                                        for a in self.history)
+
+    def undo(self) -> bool:
+        """Back to the human seat's previous decision (only with one human seat); the AI
+        decisions after it are made again, with the same seeds."""
+        if not self.can_undo():
+            return False
+        me = self.humans[0]
+        last = max(i for i, a in enumerate(self.history) if getattr(a, "seat", None) == me)
+        self.rebuild(self.history[:last])
+        self.autosave()
+        return True
 
     # ------------------------------------------------------------------ queries
     @property
@@ -90,6 +164,7 @@ class GameTable:
         self.history.append(action)
         entries = [LogEntry(event=e) for e in events]
         self.log.extend(entries)
+        self.autosave()
         for fn in self.listeners:
             fn(entries)
         return entries

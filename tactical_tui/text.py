@@ -46,6 +46,8 @@ UI: dict[str, dict[str, str]] = {
     "err.cards": {"ja": "カードデータを読み込めません", "en": "Cannot load the card data"},
     "err.illegal": {"ja": "その行動はできません", "en": "That action is not allowed"},
     "interrupted": {"ja": "中断しました。", "en": "Interrupted."},
+    "err.seats": {"ja": "--seats には human, random, easy, normal を3〜5個、カンマ区切りで指定します。",
+                  "en": "--seats takes 3 to 5 of human, random, easy, normal, separated by commas."},
     "err.no_tty": {"ja": "tactical は端末で起動してください（--headless で画面なしの対戦を表示）。",
                    "en": "tactical needs a terminal (use --headless to print a game without one)."},
     "headless.title": {"ja": "TACTICAL — ランダムプレイヤー{n}人の対戦 (シード {seed})",

@@ -173,7 +173,7 @@ class LogScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
             yield Static(self.title_text, classes="dialog-title")
-            yield RichLog(id="full-log", wrap=True, markup=False)
+            yield RichLog(id="full-log", wrap=True, markup=False, min_width=20)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

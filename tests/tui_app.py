@@ -6,7 +6,7 @@ from tactical_tui.app import TacticalApp
 
 
 def make_app(lang: str = "en", seed: int = 7, quick: bool = False) -> TacticalApp:
-    app = TacticalApp(lang=lang, ai_delay=0.0, quick=quick, seed=seed)
+    app = TacticalApp(lang=lang, ai_delay=0.0, quick=quick, seed=seed, autosave=False)
     return app
 
 
