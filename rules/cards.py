@@ -401,6 +401,8 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CardDataError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise CardDataError(f"{source}: not valid TOML: nested too deeply") from None
     except UnicodeDecodeError as exc:  # pragma: no cover - loads takes str
         raise CardDataError(f"{source}: not UTF-8 text: {exc}") from None
     unknown = sorted(set(raw) - {name for name, _ in _SECTIONS})

@@ -337,8 +337,8 @@ class TacticalApp(App):
                 line = self.log_line(e)
                 if line:
                     log.write(Text(line))
-        if any(isinstance(e.event, RESULT_EVENTS) for e in entries):
-            self._collecting = True
+        if self.table.humans and any(isinstance(e.event, RESULT_EVENTS) for e in entries):
+            self._collecting = True     # (a game of AI seats only is watched without stops)
         if self._collecting:
             self._results.extend(entries)
             state = self.table.state

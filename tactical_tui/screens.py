@@ -193,7 +193,7 @@ class GameScreen(BaseScreen):
 
     def seat_name(self, i: int) -> str:
         name = t("seat", self.lang, n=i + 1)
-        if i == self.seat:
+        if i == self.seat and self.table.seats[i].human:
             name += f"({self.tr('you')})"
         elif not self.table.seats[i].human:
             name += "·AI"
