@@ -19,8 +19,8 @@ from rules.cards import CardSet, Stats, default_cards
 from rules.observe import Observation
 
 from .chips import POINTS, Solver
-from .evaluate import (attack_power, best_build, build_score, card_damage, draft_value,
-                       keep_value, race_stats, target_value)
+from .evaluate import (best_build, build_score, card_damage, draft_value, keep_value,
+                       target_value)
 
 
 @frozen

@@ -11,7 +11,6 @@ from typing import Iterable, Optional
 
 import attrs
 
-from . import rng as R  # noqa: F401  (tests may patch rules.battle.R)
 from .chance import pick_chip, roll
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
                       Move, Rest, StartAttack, StartCounter, Stop, UseUnluck)

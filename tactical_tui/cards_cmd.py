@@ -7,8 +7,7 @@ from rich.table import Table
 
 from rules.cards import CardSet
 
-from .cardtext import STAT_NAMES, card_summary, mods_text, skill_text
-from .text import ui
+from .cardtext import STAT_NAMES, card_summary, skill_text
 
 TYPES = ("race", "guild", "family", "defense", "attack")
 

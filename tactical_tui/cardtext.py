@@ -4,7 +4,7 @@ what a card says and what the rules do cannot drift apart."""
 from __future__ import annotations
 
 from rules.battle import RANGE_AREA, RANGE_CRIT
-from rules.cards import STATS, AttackCard, CardSet, DefenseCard, Effect, Skill, Stats
+from rules.cards import AttackCard, CardSet, DefenseCard, Effect, Skill, Stats
 
 STAT_NAMES = {
     "ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},

@@ -13,9 +13,8 @@ from textual.widgets.option_list import Option
 from rules import actions as A
 from rules.battle import AREAS, RANGE_AREA, RANGE_CRIT, distance, step_area
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
-from rules.cards import STATS
 
-from .cardtext import STAT_NAMES, STAT_SHORT
+from .cardtext import STAT_SHORT
 from .i18n import pad, t
 from .widgets import BaseScreen, card_line
 
@@ -245,9 +244,6 @@ class DraftScreen(GameScreen):
             yield OptionList(id="hand", classes="panel")
             yield Static("", id="info", classes="panel side")
 
-    def action_noop(self) -> None:
-        pass
-
     def refresh_view(self) -> None:
         obs = self.obs
         self.query_one("#topbar", Static).update(Text(
@@ -310,9 +306,6 @@ class BidScreen(GameScreen):
                 yield OptionList(id="targets", classes="panel")
                 yield OptionList(id="hand", classes="panel")
             yield Static("", id="seats", classes="panel side")
-
-    def action_noop(self) -> None:
-        pass
 
     def refresh_view(self) -> None:
         obs = self.obs
@@ -428,7 +421,6 @@ class BuildScreen(GameScreen):
 
     def refresh_view(self) -> None:
         obs = self.obs
-        me = obs.seats[self.seat]
         race = obs.race
         race_text = self.tr("build.race", race=self.cards.race(race).name.get(self.lang)) if race \
             else self.tr("build.no_race")
@@ -564,9 +556,6 @@ class BattleScreen(GameScreen):
         with Horizontal(id="mid-row"):
             yield OptionList(id="actions", classes="panel")
             yield Static("", id="info", classes="panel side")
-
-    def action_noop(self) -> None:
-        pass
 
     def action_label(self, a) -> str:
         c, lang = self.cards, self.lang

@@ -22,6 +22,7 @@ import pytest
 
 from rules import Config, apply, legal_actions, new_game, pending
 from rules import battle as B
+from rules import rng as RNG
 from rules.actions import ChooseTarget, Declare, Done, Draw, StartAttack, Stop
 from rules.build import final_stats
 from rules.cards import EFFECT_KINDS, TIMINGS, load_cards
@@ -160,7 +161,7 @@ def finish_draw(state: GameState, draws: int = 0, stop: bool = True) -> tuple[Ga
 
 # ------------------------------------------------------------------------ scripted chance
 
-_REAL_BELOW = B.R.below
+_REAL_BELOW = RNG.below
 
 
 def _bag_being_drawn(n: int) -> Optional[tuple[str, ...]]:
@@ -211,7 +212,7 @@ class DieScript:
 def chips(monkeypatch):
     """chips("2", "crit", ...): the chips the next draws take, in order."""
     script = ChipScript()
-    monkeypatch.setattr(B.R, "below", script.below)
+    monkeypatch.setattr(RNG, "below", script.below)
     yield script
     assert not script.queue, f"scripted chips never drawn: {script.queue}"
 
@@ -220,7 +221,7 @@ def chips(monkeypatch):
 def dice(monkeypatch):
     """dice(3, 5, ...): the next die rolls, in order."""
     script = DieScript()
-    monkeypatch.setattr(B.R, "die", script.die)
+    monkeypatch.setattr(RNG, "die", script.die)
     yield script
     assert not script.queue, f"scripted die rolls never used: {script.queue}"
 
