@@ -124,6 +124,8 @@ TUI: dict[str, dict[str, str]] = {
     "build.bad": {"ja": "✗ {reason}", "en": "✗ {reason}"},
     "build.no_attack": {"ja": "注意: アタックカード未装備（バトルで行動不可）",
                         "en": "Note: no attack card (no actions in battle)"},
+    "build.no_range": {"ja": "注意: {card}の距離スキルは発動条件を満たしません",
+                       "en": "Note: {card}: no range skill meets its requirements"},
     "build.refused": {"ja": "確定できません: {reason}", "en": "Cannot confirm: {reason}"},
     "build.waiting": {"ja": "確定しました。ほかの席を待っています…", "en": "Confirmed. Waiting for the other seats…"},
     "zone.equip": {"ja": "装備", "en": "EQP"},

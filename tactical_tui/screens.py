@@ -476,6 +476,11 @@ class BuildScreen(GameScreen):
             lines.append(self.tr("build.ok"))
         if not any(cards.card(c).is_attack for c in obs.equipped):
             lines.append(self.tr("build.no_attack"))
+        for c in obs.equipped:
+            card = cards.card(c)
+            if card.is_attack and not any(sk.effect.kind == "range" and stats.meets(sk.requires)
+                                          for sk in card.skills):
+                lines.append(self.tr("build.no_range", card=card.name.get(self.lang)))
         if obs.seats[self.seat].confirmed and obs.phase == "build":
             lines.append("")
             lines.append(self.tr("build.waiting"))

@@ -132,6 +132,11 @@ class ChoiceScreen(ModalScreen):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option_index)
 
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "cancel" and not self.cancel:
+            return False        # a decision that must be made: no "Back" key shown
+        return True
+
     def action_cancel(self) -> None:
         if self.cancel:
             self.dismiss(None)
