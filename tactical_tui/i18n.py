@@ -84,7 +84,7 @@ TUI: dict[str, dict[str, str]] = {
     "draft.info": {"ja": "情報", "en": "Info"},
     "draft.races": {"ja": "種族候補", "en": "Race candidates"},
     "draft.targets": {"ja": "入札対象 第{r}ラウンド", "en": "Bid round {r} targets"},
-    "draft.picks": {"ja": "取得済み {n}枚", "en": "Picked: {n}"},
+    "draft.picks": {"ja": "取得済み {n}枚:", "en": "Picked ({n}):"},
     "draft.tally": {"ja": "マテリアル計{m}／入札価値 {bids}", "en": "Material {m} / bid values {bids}"},
     "draft.chosen": {"ja": "選択済み: {card}（ほかの席を待っています）",
                      "en": "Picked {card} (waiting for the other seats)"},

@@ -276,7 +276,8 @@ class DraftScreen(GameScreen):
         picks = obs.picks
         mat = sum(self.cards.card(c).material for c in picks)
         bids = ",".join(str(self.cards.card(c).bid) for c in sorted(picks, key=lambda c: -self.cards.card(c).bid))
-        info.append(self.tr("draft.picks", n=len(picks)))
+        info.append(self.tr("draft.picks", n=len(picks)) + " " + (
+            "、" if self.lang == "ja" else ", ").join(self.cards.card(c).name.get(self.lang) for c in picks))
         info.append(" " + self.tr("draft.tally", m=mat, bids=bids or "-"))
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
