@@ -60,6 +60,11 @@ def stat_value(mods: Stats) -> float:
 
 def defense_equip_value(cards: CardSet, card: DefenseCard, stats: Stats) -> float:
     """A defense card's worth equipped (its skills usable with `stats`, its modifiers)."""
+    return _equip_value(cards, card, stats)
+
+
+@lru_cache(maxsize=65536)
+def _equip_value(cards: CardSet, card: DefenseCard, stats: Stats) -> float:
     return stat_value(card.mods) + skill_value(cards, card.skills, stats + card.mods) * 0.6
 
 

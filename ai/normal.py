@@ -7,6 +7,7 @@ one line of Japanese or English.
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Optional, Sequence
 
 from attrs import frozen
@@ -34,6 +35,16 @@ class Reason:
 
 def R(key: str, **params: object) -> Reason:
     return Reason(key, tuple(sorted(params.items())))
+
+
+@lru_cache(maxsize=65536)
+def attack_vp_value(bag: tuple[str, ...], hp: int, low: bool, crit: bool) -> float:
+    """Expected VP (plus a little damage) of one attack with this bag on one target,
+    drawing optimally (the exact solver)."""
+    def u(pts, crits):
+        dmg = pts + (2 * crits if crit else 0)
+        return vp_for(hp, low, dmg) + 0.08 * min(dmg, hp)
+    return Solver(u).start_value(bag)
 
 
 def vp_for(hp: int, low: bool, damage: int) -> int:
@@ -268,12 +279,7 @@ class NormalPlayer:
         chips = tuple(self.cards.card(card).chips)
         bag = tuple(sorted([str(c) for c in chips] + ["miss"] + ["crit"] * crit
                            + ["0"] * self._zero_chips_of(obs, target)))
-        hp, low = t.hp, t.low
-
-        def u(pts, crits, hp=hp, low=low):
-            dmg = pts + (2 * crits if crit else 0)
-            return vp_for(hp, low, dmg) + 0.08 * min(dmg, hp)
-        return Solver(u).start_value(bag)
+        return attack_vp_value(bag, t.hp, t.low, crit)
 
     def _best_attack(self, obs, seat, from_area=None, options=None):
         best = (0.0, None, None, None)
