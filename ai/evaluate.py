@@ -84,12 +84,30 @@ def keep_value(cards: CardSet, card: DefenseCard, races: Iterable[str]) -> float
     return max(v["equip"], v["material"])
 
 
+def reachable_mods(cards: CardSet, owned_defense: Iterable[str]) -> Stats:
+    """Per stat, the largest modifier one owned defense card could add (what a build
+    could plausibly reach)."""
+    best = {k: 0 for k in STAT_KEYS}
+    for c in owned_defense:
+        for k, v in cards.card(c).mods.items():
+            best[k] = max(best[k], v)
+    return Stats.of(**{("def_" if k == "def" else k): v for k, v in best.items()})
+
+
+STAT_KEYS = ("mana", "str", "int", "dex", "def", "agi")
+
+
 def target_value(cards: CardSet, card: AttackCard, races: Iterable[str],
-                 owned_attack: Iterable[str]) -> float:
-    """What winning a bid target is worth: its power for the best race candidate, less if
-    the seat already owns a usable attack card or its hands would not fit."""
-    best = max(attack_power(card, race_stats(cards, r) + Stats.of(**{k: 1 for k in ("str", "int", "dex", "def", "agi")}))
-               for r in races)
+                 owned_attack: Iterable[str], owned_defense: Iterable[str] = ()) -> float:
+    """What winning a bid target is worth: its power for the best race candidate with the
+    modifiers the seat's own cards could add, less if the seat already owns a usable
+    attack card or its hands would not fit."""
+    extra = reachable_mods(cards, owned_defense)
+    # a series card's skills (its range skills too) work only with another card of its
+    # series equipped (§5-4)
+    mates = [c for c in list(owned_attack) + list(owned_defense) if cards.card(c).series == card.series]
+    series_ok = card.series is None or bool(mates)
+    best = max(attack_power(card, race_stats(cards, r) + extra, series_ok) for r in races)
     owned = [cards.card(c) for c in owned_attack]
     if owned:
         best_owned = max(max(attack_power(o, race_stats(cards, r)) for r in races) for o in owned)
@@ -129,6 +147,29 @@ def build_score(cards: CardSet, race: str, equipped: tuple[str, ...]) -> float:
     return score
 
 
+def requirement_gaps(cards: CardSet, attack: Iterable[str], stats: Stats) -> dict[str, int]:
+    """Per stat, how far the stats fall short of the easiest range skill of each attack
+    card (0 where one is already usable)."""
+    gaps: dict[str, int] = {}
+    for c in attack:
+        card = cards.card(c)
+        options = []
+        for sk in range_skills(card):
+            short = {k: need - stats[k] for k, need in sk.requires.items() if need > stats[k]}
+            options.append((sum(short.values()), short))
+        if not options:
+            continue
+        total, short = min(options, key=lambda x: x[0])
+        for k, v in short.items():
+            gaps[k] = max(gaps.get(k, 0), v)
+    return gaps
+
+
+def gap_bonus(mods: Stats, gaps: dict[str, int]) -> float:
+    """Worth of a card's modifiers for closing those gaps."""
+    return 1.5 * sum(min(max(mods[k], 0), v) for k, v in gaps.items())
+
+
 def _series_ok(cards: CardSet, c: str, equipped: tuple[str, ...]) -> bool:
     s = cards.card(c).series
     return s is None or sum(1 for x in equipped if cards.card(x).series == s) >= 2
@@ -159,8 +200,10 @@ def best_build(cards: CardSet, races: Iterable[str], owned: tuple[str, ...],
             base = tuple(dict.fromkeys(magic + combo))
             free = [c for c in hand_items if c not in combo and not cards.card(c).is_attack]
             pool = rest + free
-            gain = sorted(pool, key=lambda c: defense_equip_value(cards, cards.card(c), stats0)
-                          - 0.45 * cards.card(c).material)
+            gaps = requirement_gaps(cards, base, stats0)
+            worth = {c: defense_equip_value(cards, cards.card(c), stats0)
+                     + gap_bonus(cards.card(c).mods, gaps) for c in pool}
+            gain = sorted(pool, key=lambda c: worth[c] - 0.45 * cards.card(c).material)
             for m in range(0, len(gain) + 1):
                 mat = tuple(gain[:m])
                 budget = sum(cards.card(c).material for c in mat) + guild_bonus
@@ -168,11 +211,10 @@ def best_build(cards: CardSet, races: Iterable[str], owned: tuple[str, ...],
                 cost = sum(cards.card(c).cost for c in base)
                 if cost > budget:
                     continue
-                cands = sorted(gain[m:], key=lambda c: -(defense_equip_value(
-                    cards, cards.card(c), stats0) + 0.05) / (cards.card(c).cost + 1))
+                cands = sorted(gain[m:], key=lambda c: -(worth[c] + 0.05) / (cards.card(c).cost + 1))
                 for c in cands:
                     card = cards.card(c)
-                    if defense_equip_value(cards, card, stats0) <= 0:
+                    if worth[c] <= 0:
                         continue
                     if cost + card.cost > budget:
                         continue

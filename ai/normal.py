@@ -128,7 +128,9 @@ class NormalPlayer:
         passing = next(a for a in legal if isinstance(a, A.Pass))
         if not bid_cards:
             return passing, R("pass_no_cards")
-        values = {t: target_value(self.cards, self.cards.card(t), races, owned) for t in obs.targets}
+        defense = [c for c in obs.hand if not self.cards.card(c).is_attack]
+        values = {t: target_value(self.cards, self.cards.card(t), races, owned, defense)
+                  for t in obs.targets}
         threshold = 1.0 if not owned else 1.4
         for t in sorted(obs.targets, key=lambda t: -values[t]):
             v = values[t]
