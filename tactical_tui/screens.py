@@ -208,6 +208,20 @@ class GameScreen(BaseScreen):
     def highlighted_card(self):
         return None
 
+    def fill(self, list_id: str, title: str, options: list[Option], selectable: int | None = None
+             ) -> OptionList:
+        """Refill a list, keeping the cursor where it was (within the first `selectable`
+        options, all by default)."""
+        ol = self.query_one(list_id, OptionList)
+        ol.border_title = title
+        keep = ol.highlighted
+        ol.clear_options()
+        ol.add_options(options)
+        n = len(options) if selectable is None else selectable
+        if n:
+            ol.highlighted = min(keep or 0, n - 1)
+        return ol
+
     def action_select_current(self) -> None:
         if isinstance(self.focused, OptionList):
             self.focused.action_select()
@@ -249,16 +263,10 @@ class DraftScreen(GameScreen):
         self.query_one("#topbar", Static).update(Text(
             f"{self.tr('draft.title')}  {self.seat_name(self.seat)}  "
             f"{self.tr('draft.left', n=len(obs.hand))}  — {self.status()}"))
-        hand = self.query_one("#hand", OptionList)
-        hand.border_title = self.tr("draft.hand")
-        keep = hand.highlighted
-        hand.clear_options()
         legal = {a.card for a in self.legal()}
-        for c in obs.hand:
-            hand.add_option(Option(card_line(self.cards, c, self.lang, 35), id=c,
-                                   disabled=c not in legal))
-        if obs.hand:
-            hand.highlighted = min(keep or 0, len(obs.hand) - 1)
+        hand = self.fill("#hand", self.tr("draft.hand"), [
+            Option(card_line(self.cards, c, self.lang, 35), id=c, disabled=c not in legal)
+            for c in obs.hand])
         hand.focus()
         info = []
         info.append(f"{self.tr('draft.races')}:")
@@ -315,28 +323,19 @@ class BidScreen(GameScreen):
         self.query_one("#topbar", Static).update(Text(
             f"{self.tr('bid.title', r=(obs.bid_round or 0) + 1, n=rounds)}  "
             f"{self.seat_name(self.seat)} — {self.status()}"))
-        targets = self.query_one("#targets", OptionList)
-        targets.border_title = self.tr("bid.targets")
-        keep_t = targets.highlighted
-        targets.clear_options()
+        options = []
         for c in obs.targets:
             downs = sum(1 for s in obs.seats for x in s.face_down_bids if x == c)
             mark = f" ▼{downs}" if downs else ""
-            targets.add_option(Option(card_line(self.cards, c, self.lang, 33) + Text(mark), id=c))
+            options.append(Option(card_line(self.cards, c, self.lang, 33) + Text(mark), id=c))
         for c in obs.upcoming:
-            targets.add_option(Option(Text(f"({self.tr('bid.next')}) ") + card_line(self.cards, c, self.lang, 28),
-                                      id="next:" + c, disabled=True))
-        if obs.targets:
-            targets.highlighted = min(keep_t or 0, len(obs.targets) - 1)
-        hand = self.query_one("#hand", OptionList)
-        hand.border_title = self.tr("bid.hand")
-        keep_h = hand.highlighted
-        hand.clear_options()
-        bid_cards = [c for c in obs.hand if not self.cards.card(c).is_attack]
-        for c in sorted(bid_cards, key=lambda c: -self.cards.card(c).bid):
-            hand.add_option(Option(card_line(self.cards, c, self.lang, 36), id=c))
-        if bid_cards:
-            hand.highlighted = min(keep_h or 0, len(bid_cards) - 1)
+            options.append(Option(Text(f"({self.tr('bid.next')}) ") + card_line(self.cards, c, self.lang, 28),
+                                  id="next:" + c, disabled=True))
+        targets = self.fill("#targets", self.tr("bid.targets"), options, len(obs.targets))
+        bid_cards = sorted((c for c in obs.hand if not self.cards.card(c).is_attack),
+                           key=lambda c: -self.cards.card(c).bid)
+        self.fill("#hand", self.tr("bid.hand"),
+                  [Option(card_line(self.cards, c, self.lang, 36), id=c) for c in bid_cards])
         lines = []
         for s in obs.seats:
             bits = [self.seat_name(s.seat)]
@@ -427,21 +426,15 @@ class BuildScreen(GameScreen):
             else self.tr("build.no_race")
         self.query_one("#topbar", Static).update(Text(
             f"{self.tr('build.title')}  {self.seat_name(self.seat)}  {race_text} — {self.status()}"))
-        ol = self.query_one("#cards", OptionList)
-        ol.border_title = self.tr("build.cards")
-        keep = ol.highlighted
-        ol.clear_options()
         # a stable order (attack cards first, then by kind and name) so the cursor stays on
         # the card it was on when the card changes zone
         kinds = {"weapon": 0, "magic": 1, "armor": 2, "shield": 3, "accessory": 4}
         owned = sorted(obs.equipped + obs.materialized + obs.hand,
                        key=lambda c: (kinds[self.cards.card(c).type], self.cards.card(c).name.get(self.lang), c))
-        for c in owned:
-            z = self.zone_of(obs, c)
-            tag = pad(self.tr("zone." + z), 4)
-            ol.add_option(Option(card_line(self.cards, c, self.lang, 38, extra=f"[{tag}] "), id=c))
-        if owned:
-            ol.highlighted = min(keep or 0, len(owned) - 1)
+        ol = self.fill("#cards", self.tr("build.cards"), [
+            Option(card_line(self.cards, c, self.lang, 38,
+                             extra=f"[{pad(self.tr('zone.' + self.zone_of(obs, c)), 4)}] "), id=c)
+            for c in owned])
         ol.focus()
         self.query_one("#check", Static).update(self.check_text(obs))
         self.query_one("#check", Static).border_title = self.tr("build.check")
@@ -700,15 +693,9 @@ class BattleScreen(GameScreen):
             "tactical_tui.i18n", fromlist=["TUI"]).TUI else self.status()
         self.query_one("#topbar", Static).update(Text(
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
-        ol = self.query_one("#actions", OptionList)
-        ol.border_title = self.tr("battle.actions")
-        keep = ol.highlighted
         self._actions = self.legal()
-        ol.clear_options()
-        for i, a in enumerate(self._actions):
-            ol.add_option(Option(Text(self.action_label(a)), id=str(i)))
-        if self._actions:
-            ol.highlighted = min(keep or 0, len(self._actions) - 1)
+        ol = self.fill("#actions", self.tr("battle.actions"),
+                       [Option(Text(self.action_label(a)), id=str(i)) for i, a in enumerate(self._actions)])
         ol.focus()
         f = self.query_one("#field", Static)
         f.border_title = self.tr("battle.field")
