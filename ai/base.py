@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Protocol, Sequence
+from typing import Optional, Protocol, Sequence
 
 from rules import Observation
 
@@ -29,13 +29,17 @@ class RandomPlayer:
         return legal[self._rng.randrange(len(legal))]
 
 
-LEVELS = ("random", "easy", "normal")
+LEVELS = ("random", "easy", "normal", "hard")
 
 
-def make_player(level: str, seed: int = 0, cards=None) -> Player:
-    """A player of the given level: random | easy | normal."""
+def make_player(level: str, seed: int = 0, cards=None, budget: Optional[float] = None) -> Player:
+    """A player of the given level: random | easy | normal | hard. `budget`: the hard
+    player's seconds per battle decision (default 0.5)."""
     if level == "random":
         return RandomPlayer(seed)
+    if level == "hard":
+        from .hard import HardPlayer
+        return HardPlayer(cards, seed, 0.5 if budget is None else budget)
     from .normal import EasyPlayer, NormalPlayer
     if level == "normal":
         return NormalPlayer(cards, seed)

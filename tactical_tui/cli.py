@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         seats = None
         if args.seats:
             seats = tuple(x.strip() for x in args.seats.split(",") if x.strip())
-            if not 3 <= len(seats) <= 5 or any(x not in ("human", "random", "easy", "normal") for x in seats):
+            if not 3 <= len(seats) <= 5 or any(x not in ("human", "random", "easy", "normal", "hard") for x in seats):
                 print(ui("err.seats", lang), file=sys.stderr)
                 return 2
         from .app import TacticalApp

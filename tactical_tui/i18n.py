@@ -60,6 +60,7 @@ TUI: dict[str, dict[str, str]] = {
     "level.random": {"ja": "ランダム", "en": "random"},
     "level.easy": {"ja": "やさしい", "en": "easy"},
     "level.normal": {"ja": "ふつう", "en": "normal"},
+    "level.hard": {"ja": "つよい", "en": "hard"},
     # common
     "you": {"ja": "あなた", "en": "you"},
     "too_small": {"ja": "端末が小さすぎます。80×24以上に広げてください（現在 {w}×{h}）。",

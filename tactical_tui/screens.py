@@ -53,7 +53,7 @@ class SetupScreen(BaseScreen):
     KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
                               ("right", "change(1)", "", False, True),
                               ("escape", "app.back_to_title", "key.back", True)]
-    LEVELS = ("human", "normal", "easy", "random")
+    LEVELS = ("human", "normal", "hard", "easy", "random")
 
     def __init__(self) -> None:
         super().__init__()

@@ -1,0 +1,399 @@
+"""The `hard` player: the normal player plus look-ahead for battle decisions.
+
+Every decision outside the battle is the normal player's. In the battle (decisions turn,
+skills, targets, defense, unluck, draw, counter) the hard player searches:
+
+1. **Determinization.** Everything on the battle table is public (builds, HP, mana, VP,
+   unluck, areas, the attack in progress and the chip bag), so the only hidden things
+   are the other seats' unused hands — which play no part in the battle — and chance.
+   A full `GameState` is rebuilt from the observation alone (`determinize`): the public
+   battle facts, empty hands for the other seats, and an RNG state drawn from the hard
+   player's own generator. Future chip draws and die rolls are therefore *sampled*,
+   never known; the real game's state is never read.
+2. **Simulation.** For each candidate action (the legal ones), the action is applied in
+   a sampled future and the battle is played on by normal players for every seat until
+   the game ends or every seat has had its next turn (`horizon`, in laps of turns).
+3. **Evaluation.** A finished game is worth the share of the win (1, or 1/k for k
+   winners, 0 for a loss); an unfinished one the measured win rate of normal players
+   from that VP standing (`WIN_RATE`: own VP against the best other seat's). A little of
+   the VP lead (and of the HP difference) is added to separate otherwise equal futures.
+4. **Choice.** Candidates are sampled in rounds with *common random numbers*: in round k
+   every candidate gets the same sampled RNG state, so differences between candidates
+   are less differences of luck, and are compared pairwise. Every few rounds a candidate
+   clearly behind the leader is dropped (racing), so the time goes to the contenders.
+   The normal player's own choice is the default; another candidate replaces it only if
+   its mean paired advantage is clearly positive (above `MARGIN` and `Z` standard
+   errors) — with few samples the search changes nothing rather than guess.
+
+The clock is checked between simulations and after every engine step inside them:
+searching stops at 95 % of `budget`, and the rest covers the wrap-up. Decisions are
+deterministic for a seed and an observation sequence whenever the search ends by its
+simulation cap (`sims`) or by racing rather than by the clock — each decision takes
+exactly one number from the player's generator, so a search the clock cut short never
+shifts later decisions.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Optional, Sequence
+
+import attrs
+
+from rules import actions as A
+from rules import rng as RNG
+from rules.battle import step_area
+from rules.build import final_stats
+from rules.cards import CardSet, default_cards
+from rules.engine import apply, new_game, pending
+from rules.observe import Observation, observe
+from rules.state import GameState, Phase, SeatState
+
+from .normal import NormalPlayer, R, Reason
+
+SEARCHED = ("turn", "skills", "targets", "defense", "unluck", "draw", "counter")
+
+# Win rate of a seat of normal players at the end of a battle round, by its VP (row) and
+# the best other seat's VP (column), for 3, 4 and 5 players: measured on 1,500 games of
+# normal self-play each (seeds 10000-11499, every seat at every round end), two thin cells
+# smoothed to keep the table monotone (4 players: 2-0 and 3-0; 5 players: 4-0).
+WIN_RATE = {
+    3: ((0.22, 0.17, 0.12, 0.10, 0.02),
+        (0.64, 0.43, 0.24, 0.18, 0.08),
+        (0.68, 0.59, 0.44, 0.23, 0.13),
+        (0.78, 0.65, 0.62, 0.44, 0.24),
+        (0.94, 0.84, 0.78, 0.69, 0.44)),
+    4: ((0.25, 0.18, 0.12, 0.07, 0.02),
+        (0.44, 0.32, 0.21, 0.12, 0.06),
+        (0.71, 0.48, 0.35, 0.24, 0.12),
+        (0.71, 0.65, 0.50, 0.40, 0.27),
+        (0.89, 0.84, 0.72, 0.53, 0.40)),
+    5: ((0.20, 0.15, 0.10, 0.06, 0.03),
+        (0.31, 0.29, 0.20, 0.11, 0.05),
+        (0.45, 0.39, 0.30, 0.21, 0.09),
+        (0.65, 0.63, 0.47, 0.37, 0.26),
+        (0.90, 0.70, 0.69, 0.48, 0.36)),
+}
+
+
+# ------------------------------------------------------------------------ rollout policy
+
+class RolloutPlayer(NormalPlayer):
+    """The normal player's policy with its final stats and draw-or-stop choices memoised
+    — the same decisions (tests check it), faster, for the simulations."""
+
+    _stats_cache: dict = {}
+
+    def _stats(self, obs, seat):
+        s = obs.seats[seat]
+        race = s.race if seat != obs.seat else obs.race
+        equipped = s.equipped if seat != obs.seat else obs.equipped
+        key = (self.cards, race, equipped)
+        st = self._stats_cache.get(key)
+        if st is None:
+            if len(self._stats_cache) > 50_000:
+                self._stats_cache.clear()
+            st = self._stats_cache[key] = final_stats(self.cards, race, equipped)
+        return st
+
+    _draws: dict = {}
+
+    def _draw(self, obs, legal):
+        # The draw-or-stop choice depends only on the attack (bag, drawn chips, targets,
+        # skills) and the seats' HP, low flags and areas.
+        key = (self.cards, obs.battle.attack,
+               tuple((s.hp, s.low, s.area) for s in obs.seats))
+        out = self._draws.get(key)
+        if out is None:
+            if len(self._draws) > 50_000:
+                self._draws.clear()
+            out = self._draws[key] = super()._draw(obs, legal)
+        return out
+
+
+# ------------------------------------------------------------------------ determinization
+
+def determinize(obs: Observation, cards: CardSet, rng_state: int,
+                base: Optional[GameState] = None) -> GameState:
+    """A full battle `GameState` consistent with `obs`, built from the observation only:
+    the public battle facts of every seat, the seat's own build and unused cards, empty
+    hands for the other seats (their unused cards play no part in the battle) and the
+    RNG state `rng_state` (so chance is sampled, never known)."""
+    if base is None:
+        base, _ = new_game(obs.config, cards, 0)
+    seats = []
+    for v in obs.seats:
+        mine = v.seat == obs.seat
+        seats.append(SeatState(
+            guild=v.guild, race_candidates=v.race_candidates,
+            hand=obs.hand if mine else (),
+            race=obs.race if mine else v.race,
+            equipped=obs.equipped if mine else v.equipped,
+            confirmed=True, revealed=True, material=v.material,
+            hp=v.hp, mana=v.mana, vp=v.vp, unluck=v.unluck, area=v.area, entered=v.entered,
+            knocked_out=v.knocked_out, low=v.low, active=v.active,
+            auction_used=v.auction_used))
+    return attrs.evolve(
+        base, rng=rng_state, phase=Phase.BATTLE, seats=tuple(seats), start_seat=obs.start_seat,
+        defense_deck=(), attack_deck=(), defense_discard=obs.defense_discard,
+        attack_discard=obs.attack_discard, bidding=None, reveal_seat=None, order=obs.order,
+        battle=obs.battle, winners=(), end_reason=None)
+
+
+# ----------------------------------------------------------------------------- the player
+
+class HardPlayer:
+    """`hard`: the normal player plus determinized look-ahead for battle decisions.
+
+    `budget`: seconds per searched decision (None: no clock, only the `sims` cap);
+    `sims`: at most this many rounds of simulations (one per candidate each);
+    `horizon`: simulations stop when this many laps of turns (a lap: one turn per
+    seat) have begun after the current turn's start, or at the game end.
+    """
+
+    level = "hard"
+    MARGIN = 0.01       # a candidate must beat the normal choice by this (win share) ...
+    Z = 1.5             # ... and by this many standard errors of the paired difference
+    DROP = 2.0          # racing: drop a candidate this many standard errors behind ...
+    RACE_FROM = 8       # ... checked from this many rounds on ...
+    RACE_EVERY = 4      # ... every this many rounds
+    SAFETY = 0.95       # searching stops at this share of the budget (the rest: wrap-up)
+
+    def __init__(self, cards: Optional[CardSet] = None, seed: int = 0,
+                 budget: Optional[float] = 0.5, sims: Optional[int] = None,
+                 horizon: float = 1.0) -> None:
+        if budget is None and sims is None:
+            raise ValueError("give a time budget, a simulation cap, or both")
+        self.cards = cards or default_cards()
+        self.budget = budget
+        self.sims = sims
+        self.horizon = horizon
+        self._rng = random.Random(seed)
+        self._normal = NormalPlayer(self.cards, seed)
+        self._base: dict = {}
+        self.last_search: Optional[dict] = None   # figures of the last search (bench, tests)
+
+    # ------------------------------------------------------------------------- entry
+    def choose(self, obs: Observation, legal: Sequence[object]) -> object:
+        return self.choose_explained(obs, legal)[0]
+
+    def choose_explained(self, obs: Observation, legal: Sequence[object]) -> tuple[object, Reason]:
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        legal = list(legal)
+        self.last_search = None
+        if len(legal) == 1:
+            return legal[0], R("only")
+        t0 = time.perf_counter()
+        prior, reason = self._normal.choose_explained(obs, legal)
+        if obs.phase != Phase.BATTLE or obs.pending.kind not in SEARCHED:
+            return prior, reason
+        base_seed = self._rng.getrandbits(64)     # exactly one number per searched decision
+        deadline = None if self.budget is None else t0 + self.SAFETY * self.budget
+        choice, stats = self._search(obs, legal, prior, base_seed, t0, deadline)
+        self.last_search = stats
+        if choice == prior:
+            return prior, _with(reason, win=stats["win"].get(prior), sims=stats["sims"])
+        self._after_choice(obs, choice)
+        return choice, self._reason(obs, choice, stats)
+
+    # ------------------------------------------------------------------------ search
+    def _search(self, obs, legal, prior, base_seed, t0, deadline):
+        """Sample the candidates in rounds of common random numbers; drop a candidate
+        once it is clearly behind the leader; keep the normal choice unless another is
+        clearly better."""
+        me = obs.seat
+        cands = [prior] + [a for a in legal if a != prior]
+        key = obs.config
+        if key not in self._base:
+            self._base[key], _ = new_game(obs.config, self.cards, 0)
+        base = self._base[key]
+        players = [RolloutPlayer(self.cards, i) for i in range(len(obs.seats))]
+        intended = {a: getattr(self._normal, "_intended", None) for a in cands}
+        for a in cands:
+            if isinstance(a, A.StartAttack):
+                intended[a] = self._best_target(obs, a)[1]
+            elif isinstance(a, A.StartCounter):
+                intended[a] = obs.battle.countered
+        n = len(obs.order)
+        b = obs.battle
+        horizon = b.round * n + obs.order.index(b.turn.seat) + max(1, round(self.horizon * n))
+        values: list[list[float]] = [[] for _ in cands]
+        active = list(range(len(cands)))
+        rounds = 0
+        sims = 0
+        sim_times: list[float] = []
+        stopped = "cap"
+        while self.sims is None or rounds < self.sims:
+            rs = RNG.seed_state(base_seed + rounds)
+            row = []
+            for i in active:
+                now = time.perf_counter()
+                if deadline is not None:
+                    est = max(sim_times[-8:]) if sim_times else 0.0
+                    if now + est > deadline:
+                        break
+                state = determinize(obs, self.cards, rs, base)
+                v = self._simulate(state, me, cands[i], players, intended[cands[i]], horizon,
+                                   deadline)
+                if v is None:
+                    break
+                sims += 1
+                sim_times.append(time.perf_counter() - now)
+                row.append(v)
+            if len(row) < len(active):
+                stopped = "clock"
+                break
+            for i, v in zip(active, row):
+                values[i].append(v)
+            rounds += 1
+            if rounds >= self.RACE_FROM and rounds % self.RACE_EVERY == 0:
+                active = self._race(values, active, rounds)
+                if active == [0]:
+                    stopped = "decided"
+                    break
+        choice = prior
+        win = {cands[i]: round(sum(v) / len(v), 3) for i, v in enumerate(values) if v}
+        best = 0.0
+        paired = {}
+        for i in active[1:] if rounds else ():
+            mean, se = _paired(values[i], values[0])
+            paired[cands[i]] = (round(mean, 4), round(se, 4))
+            if mean > max(self.MARGIN, self.Z * se) and mean > best:
+                best, choice = mean, cands[i]
+        stats = {"sims": sims, "rounds": rounds, "candidates": len(cands),
+                 "seconds": time.perf_counter() - t0, "stopped": stopped, "win": win,
+                 "kept": len(active), "paired": paired}
+        return choice, stats
+
+    def _race(self, values, active, rounds):
+        """Drop the candidates (never the normal choice, index 0) that trail the leader
+        by more than `DROP` standard errors of the paired difference."""
+        leader = max(active, key=lambda i: (sum(values[i]), -i))
+        keep = []
+        for i in active:
+            if i in (0, leader):
+                keep.append(i)
+                continue
+            mean, se = _paired(values[i], values[leader])
+            if mean + self.DROP * se >= 0:
+                keep.append(i)
+        return keep
+
+    def _simulate(self, state, me, action, players, intended, horizon, deadline):
+        """Apply `action`, play on with normal players until the horizon (a turn index)
+        or the game end; the value for seat `me`, or None when the clock ran out."""
+        for p in players:
+            p._intended = None
+        players[me]._intended = intended     # the target the normal player would aim at
+        state, _ = apply(state, action)
+        order = state.order
+        n = len(order)
+        while state.phase != Phase.OVER and \
+                state.battle.round * n + order.index(state.battle.turn.seat) < horizon:
+            seat = pending(state).seats[0]
+            o = observe(state, seat)
+            state, _ = apply(state, players[seat].choose(o, o.legal))
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
+        return self._value(state, me)
+
+    @staticmethod
+    def _value(state: GameState, me: int) -> float:
+        """Win share (finished game) or the measured win rate of normal players from
+        this VP standing (`WIN_RATE`, horizon reached), plus a little of the VP lead
+        and of the HP difference."""
+        seats = state.seats
+        mine = seats[me].vp
+        best = max(s.vp for i, s in enumerate(seats) if i != me)
+        lead = mine - best
+        if state.phase == Phase.OVER:
+            share = 1 / len(state.winners) if me in state.winners else 0.0
+            return share + 0.02 * lead
+        n = len(seats)
+        hp = seats[me].hp if not seats[me].knocked_out else 0
+        others = [s.hp if not s.knocked_out else 0 for i, s in enumerate(seats) if i != me]
+        table = WIN_RATE.get(n, WIN_RATE[4])
+        est = table[min(mine, 4)][min(best, 4)]
+        return est + 0.02 * lead + 0.01 * (hp - sum(others) / len(others))
+
+    # ------------------------------------------------------------------------ explain
+    def _after_choice(self, obs, choice) -> None:
+        """Keep the normal player's notion of the intended target in step with a choice
+        the search made."""
+        if isinstance(choice, A.StartAttack):
+            self._normal._intended = self._best_target(obs, choice)[1]
+        elif isinstance(choice, A.StartCounter):
+            self._normal._intended = obs.battle.countered
+
+    def _best_target(self, obs, action):
+        """(expected VP, target) the normal player's evaluation prefers for this attack."""
+        rng_ = self.cards.skill(action.skill).effect.range
+        best = (0.0, None)
+        for t in range(len(obs.seats)):
+            if t != obs.seat:
+                v = self._normal._attack_value(obs, obs.seat, action.card, rng_, t)
+                if best[1] is None or v > best[0]:
+                    best = (v, t)
+        return best
+
+    def _reason(self, obs, a, stats) -> Reason:
+        """A reason with an existing key (ai.explain) and the search figures added."""
+        win = stats["win"].get(a)
+        extra = {"win": win, "sims": stats["sims"]}
+        kind = obs.pending.kind
+        if isinstance(a, A.StartAttack):
+            v, t = self._best_target(obs, a)
+            return R("attack", card=a.card, target=t, value=round(v, 2), **extra)
+        if isinstance(a, A.StartCounter):
+            return R("counter", target=obs.battle.countered, **extra)
+        if isinstance(a, A.Move):
+            return R("move", area=step_area(obs.seats[obs.seat].area, a.step), **extra)
+        if isinstance(a, A.Rest):
+            return R("rest", mana=obs.seats[obs.seat].mana + 1, **extra)
+        if isinstance(a, A.EndTurn):
+            return R("end_turn", **extra)
+        if isinstance(a, A.Activate):
+            if self.cards.skill(a.skill).effect.kind == "move_then_attack":
+                return R("charge", **extra)
+            return R("declare", skill=a.skill, **extra)
+        if isinstance(a, A.Declare):
+            return R("defend" if kind == "defense" else "declare", skill=a.skill, **extra)
+        if isinstance(a, A.Done):
+            return R("done", **extra)
+        if isinstance(a, A.ChooseTarget):
+            return R("target", target=a.target, **extra)
+        if isinstance(a, A.ChooseArea):
+            return R("area", area=a.area, **extra)
+        if isinstance(a, A.UseUnluck):
+            return R("unluck_use", **extra)
+        if isinstance(a, (A.Draw, A.Stop)):
+            atk = obs.battle.attack
+            total = sum({"1": 1, "2": 2, "crit": 2}.get(c, 0) for c in atk.drawn)
+            go = stats["win"].get(A.Draw(obs.seat), 0.0)
+            stop = stats["win"].get(A.Stop(obs.seat), 0.0)
+            return R("draw" if isinstance(a, A.Draw) else "stop", total=total, go=go,
+                     stop=stop, **extra)
+        if isinstance(a, A.Decline):
+            return R("unluck_keep" if kind == "unluck" else "no_counter", **extra)
+        return R("fallback", **extra)
+
+
+def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """Mean and standard error of the paired differences a - b (over b's first len(a))."""
+    n = min(len(a), len(b))
+    diffs = [x - y for x, y in zip(a[:n], b[:n])]
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, float("inf")
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def _with(reason: Reason, **params) -> Reason:
+    merged = dict(reason.params)
+    for k, v in params.items():
+        merged.setdefault(k, v)
+    return Reason(reason.key, tuple(sorted(merged.items())))

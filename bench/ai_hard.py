@@ -1,0 +1,125 @@
+"""The hard player's targets (AI issue), measured: hard vs 3 normal, seats rotated.
+
+    python bench/ai_hard.py [--games 100] [--budget 0.5] [--players 4] [--seed 0] [--jobs 1]
+                            [--baseline]
+
+Prints hard's win rate with its 95 % (Wilson) interval against the fair share (and, with
+`--baseline`, against a normal player in the same seat of the same seeds), and the
+hard player's decision times against its budget: searched battle decisions (mean, p50,
+p99, max, and how many went over budget + 10 %) and all its decisions. Illegal actions:
+`apply` raises on any, so a finished run means zero. Timings are only meaningful with
+one game per free core (`--jobs` above the free cores inflates them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ai import make_player  # noqa: E402
+from rules import Config, apply, new_game, observe, pending  # noqa: E402
+from rules.cards import default_cards  # noqa: E402
+from tactical_tui.simulate import rotations, wilson  # noqa: E402
+
+_CARDS = None
+
+
+def play(args):
+    """One game; returns (the focus seat's win share, searched decision times, all hard
+    times, simulations per searched decision). The focus seat is hard's, or `focus`."""
+    global _CARDS
+    levels, seed, budget, *focus = args
+    if _CARDS is None:
+        _CARDS = default_cards()
+    cards = _CARDS
+    players = [make_player(lv, seed * 101 + i, cards, budget=budget)
+               for i, lv in enumerate(levels)]
+    state, _ = new_game(Config(players=len(levels)), cards, seed)
+    searched, every, sims = [], [], []
+    while state.phase != "over":
+        s = pending(state).seats[0]
+        obs = observe(state, s)
+        t = time.perf_counter()
+        action = players[s].choose(obs, obs.legal)
+        dt = time.perf_counter() - t
+        if levels[s] == "hard":
+            every.append(dt)
+            info = players[s].last_search
+            if info is not None:
+                searched.append(dt)
+                sims.append(info["sims"])
+        state, _ = apply(state, action)
+    me = focus[0] if focus else levels.index("hard")
+    share = sum(1 / len(state.winners) for w in state.winners if w == me)
+    return share, searched, every, sims
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * q))] if xs else 0.0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--budget", type=float, default=0.5)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--baseline", action="store_true",
+                   help="also play the same seeds with a normal player in hard's seat")
+    args = p.parse_args()
+    seats = ("hard",) + ("normal",) * (args.players - 1)
+    work = [(lv, args.seed + g, args.budget) for g, lv in enumerate(rotations(seats, args.games))]
+    t0 = time.perf_counter()
+    wins, searched, every, sims = 0.0, [], [], []
+    done = 0
+    if args.jobs > 1:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            results = pool.map(play, work)
+            for r in results:
+                done += 1
+                wins += r[0]; searched += r[1]; every += r[2]; sims += r[3]
+                print(f"\r{done}/{args.games} games, hard {wins:.1f} wins", end="",
+                      file=sys.stderr, flush=True)
+    else:
+        for w in work:
+            r = play(w)
+            done += 1
+            wins += r[0]; searched += r[1]; every += r[2]; sims += r[3]
+            print(f"\r{done}/{args.games} games, hard {wins:.1f} wins", end="",
+                  file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    wall = time.perf_counter() - t0
+    n = args.games
+    lo, hi = wilson(wins, n)
+    limit = args.budget * 1.1
+    over = sum(1 for t in searched if t > limit)
+    print(f"hard + {args.players - 1} normal, {n} games (seats rotated, seeds {args.seed}.."
+          f"{args.seed + n - 1}), budget {args.budget:.3f} s, jobs {args.jobs}, wall {wall:.0f} s")
+    print(f"hard wins {wins:.1f}/{n} = {wins / n:.1%} (95 % CI {lo:.1%}–{hi:.1%}); "
+          f"fair share {1 / args.players:.1%}")
+    if args.baseline:
+        base = sum(play((tuple("normal" for _ in lv), seed, budget, lv.index("hard")))[0]
+                   for lv, seed, budget in work)
+        blo, bhi = wilson(base, n)
+        print(f"baseline: normal in hard's seat, same seeds: {base:.1f}/{n} = {base / n:.1%} "
+              f"(95 % CI {blo:.1%}–{bhi:.1%})")
+    if searched:
+        ms = [1000 * t for t in searched]
+        print(f"searched decisions: {len(ms)}, mean {sum(ms) / len(ms):.1f} ms, "
+              f"p50 {pct(ms, 0.5):.1f} ms, p99 {pct(ms, 0.99):.1f} ms, max {max(ms):.1f} ms; "
+              f"over budget + 10 % ({1000 * limit:.0f} ms): {over}; "
+              f"simulations per decision: mean {sum(sims) / len(sims):.0f}, min {min(sims)}")
+    if every:
+        print(f"all hard decisions: {len(every)}, p99 {1000 * pct(every, 0.99):.1f} ms, "
+              f"max {1000 * max(every):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
