@@ -26,15 +26,16 @@ skills, targets, defense, unluck, draw, counter) the hard player searches:
    errors) — with few samples the search changes nothing rather than guess.
 
 The clock is checked between simulations and after every engine step inside them:
-searching stops at 95 % of `budget`, and the rest covers the wrap-up. Decisions are
-deterministic for a seed and an observation sequence whenever the search ends by its
-simulation cap (`sims`) or by racing rather than by the clock — each decision takes
-exactly one number from the player's generator, so a search the clock cut short never
-shifts later decisions.
+searching stops at 85 % of `budget`, and the rest covers the wrap-up (collecting the
+search's garbage, see `choose_explained`). Decisions are deterministic for a seed and an
+observation sequence whenever the search ends by its simulation cap (`sims`) or by
+racing rather than by the clock — each decision takes exactly one number from the
+player's generator, so a search the clock cut short never shifts later decisions.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
@@ -107,7 +108,7 @@ class RolloutPlayer(NormalPlayer):
                tuple((s.hp, s.low, s.area) for s in obs.seats))
         out = self._draws.get(key)
         if out is None:
-            if len(self._draws) > 50_000:
+            if len(self._draws) > 20_000:
                 self._draws.clear()
             out = self._draws[key] = super()._draw(obs, legal)
         return out
@@ -159,7 +160,7 @@ class HardPlayer:
     DROP = 2.0          # racing: drop a candidate this many standard errors behind ...
     RACE_FROM = 8       # ... checked from this many rounds on ...
     RACE_EVERY = 4      # ... every this many rounds
-    SAFETY = 0.95       # searching stops at this share of the budget (the rest: wrap-up)
+    SAFETY = 0.85       # searching stops at this share of the budget (the rest: wrap-up)
 
     def __init__(self, cards: Optional[CardSet] = None, seed: int = 0,
                  budget: Optional[float] = 0.5, sims: Optional[int] = None,
@@ -192,7 +193,18 @@ class HardPlayer:
             return prior, reason
         base_seed = self._rng.getrandbits(64)     # exactly one number per searched decision
         deadline = None if self.budget is None else t0 + self.SAFETY * self.budget
-        choice, stats = self._search(obs, legal, prior, base_seed, t0, deadline)
+        # A full pass of the cyclic garbage collector (up to ~0.2 s here, with the caches
+        # of a long run) would break the budget: it is paused during the search, and the
+        # young garbage the search made is collected within the budget (the share of it
+        # that `SAFETY` leaves) before it is restored as it was.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            choice, stats = self._search(obs, legal, prior, base_seed, t0, deadline)
+        finally:
+            if collecting:
+                gc.collect(0)
+                gc.enable()
         self.last_search = stats
         if choice == prior:
             return prior, _with(reason, win=stats["win"].get(prior), sims=stats["sims"])
