@@ -130,7 +130,7 @@ def build_score(cards: CardSet, race: str, equipped: tuple[str, ...]) -> float:
     for c in equipped:
         card = cards.card(c)
         if card.is_attack:
-            ok = _series_ok(cards, c, equipped)
+            ok = series_ok(cards, c, equipped)
             attack_values.append(attack_power(card, stats, ok))
             if ok:
                 ranges |= {s.effect.range for s in range_skills(card) if stats.meets(s.requires)}
@@ -141,7 +141,7 @@ def build_score(cards: CardSet, race: str, equipped: tuple[str, ...]) -> float:
         score = attack_values[0] * 2 + sum(attack_values[1:2]) * 0.5 + 0.3 * (len(ranges) - 1)
     for c in equipped:
         card = cards.card(c)
-        if not card.is_attack and _series_ok(cards, c, equipped):
+        if not card.is_attack and series_ok(cards, c, equipped):
             score += skill_value(cards, card.skills, stats) * 0.6
     score += 0.25 * min(stats["mana"], 6) + 0.12 * stats["agi"]
     return score
@@ -170,7 +170,7 @@ def gap_bonus(mods: Stats, gaps: dict[str, int]) -> float:
     return 1.5 * sum(min(max(mods[k], 0), v) for k, v in gaps.items())
 
 
-def _series_ok(cards: CardSet, c: str, equipped: tuple[str, ...]) -> bool:
+def series_ok(cards: CardSet, c: str, equipped: tuple[str, ...]) -> bool:
     s = cards.card(c).series
     return s is None or sum(1 for x in equipped if cards.card(x).series == s) >= 2
 

@@ -17,6 +17,8 @@ _T: dict[str, tuple[str, str]] = {
     "use.bid": ("入札", "bidding"),
     "bid": ("{target}に入札価値{value}（{card}）: 自分のビルドでの価値{worth}",
             "bid {value} on {target} with {card}: worth {worth} to my build"),
+    "bid_unarmed": ("{target}に入札価値{value}（{card}）: 使えるアタックカードがまだない",
+                    "bid {value} on {target} with {card}: no usable attack card yet"),
     "pass_no_cards": ("入札に使えるカードがない", "no card left to bid"),
     "pass_nothing_worth": ("欲しい入札対象がない", "no target worth a card"),
     "auction": ("《競売》で{target}を落札できる", "Auction wins {target}"),

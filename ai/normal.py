@@ -20,8 +20,8 @@ from rules.cards import CardSet, Stats, default_cards
 from rules.observe import Observation
 
 from .chips import POINTS, Solver
-from .evaluate import (best_build, build_score, card_damage, draft_value, keep_value,
-                       target_value)
+from .evaluate import (attack_power, best_build, build_score, card_damage, draft_value,
+                       keep_value, race_stats, reachable_mods, series_ok, target_value)
 
 
 @frozen
@@ -131,15 +131,35 @@ class NormalPlayer:
         defense = [c for c in obs.hand if not self.cards.card(c).is_attack]
         values = {t: target_value(self.cards, self.cards.card(t), races, owned, defense)
                   for t in obs.targets}
+        rivals = {t: sum(1 for s in obs.seats if s.seat != obs.seat for x in s.face_down_bids
+                         if x == t) for t in obs.targets}
+        if not self._armed(obs, races, owned, defense):
+            # A seat with no attack card it could use cannot attack at all in the battle
+            # (§6): any target it could use is worth its highest card, preferably one no
+            # other seat has bid on (equal top bids both drop out, §5-3); a second bid
+            # only hedges a contested target.
+            usable = [t for t in obs.targets if values[t] > 0]
+            if placed:
+                t = placed[0]
+                if not rivals.get(t) or len(placed) > 1 or t not in obs.targets:
+                    return passing, R("pass_nothing_worth")
+                choice = self._bid_card(bid_cards, 3, races)
+            elif usable:
+                t = min(usable, key=lambda t: (rivals[t], -values[t]))
+                choice = self._bid_card(bid_cards, 5, races)
+            else:
+                return passing, R("pass_nothing_worth")
+            return A.PlaceBid(obs.seat, t, choice), R("bid_unarmed", target=t, card=choice,
+                                                      value=self.cards.card(choice).bid,
+                                                      worth=round(values[t], 1))
         threshold = 1.0 if not owned else 1.4
         for t in sorted(obs.targets, key=lambda t: -values[t]):
             v = values[t]
             if v < threshold:
                 break
-            rivals = sum(1 for s in obs.seats if s.seat != obs.seat for x in s.face_down_bids if x == t)
-            if t in placed and not (rivals and len(placed) == 1 and v >= 2.0):
+            if t in placed and not (rivals[t] and len(placed) == 1 and v >= 2.0):
                 continue
-            want = 5 if (rivals or v >= 2.2) else 3
+            want = 5 if (rivals[t] or v >= 2.2) else 3
             if t in placed:
                 want = 3  # hedge below a possible tie at the top
             choice = self._bid_card(bid_cards, want, races)
@@ -147,6 +167,14 @@ class NormalPlayer:
                                                       value=self.cards.card(choice).bid,
                                                       worth=round(v, 1))
         return passing, R("pass_nothing_worth")
+
+    def _armed(self, obs, races, owned, defense) -> bool:
+        """Whether the seat owns an attack card one of its races could use (with the
+        modifiers its own defense cards could add)."""
+        extra = reachable_mods(self.cards, defense)
+        return any(attack_power(self.cards.card(c), race_stats(self.cards, r) + extra,
+                                series_ok(self.cards, c, tuple(owned) + tuple(defense))) > 0
+                   for c in owned for r in races)
 
     def _bid_card(self, cards_sorted: list[str], want: int, races) -> str:
         fits = [c for c in cards_sorted if self.cards.card(c).bid >= want]
