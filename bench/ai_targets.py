@@ -4,7 +4,8 @@
 
 - normal vs 3 random: normal's win rate (target ≥ 90 %)
 - normal vs 3 easy: normal's win rate (target ≥ 40 %; fair share 25 %)
-- normal decision time: mean and p99 on one core (target p99 ≤ 20 ms)
+- decision time per level: mean, p50, p99 and max on one core (target: normal p99 ≤ 20 ms)
+- games per second: normal + 3 random, 4 normal, 4 random
 - 4 normal seats: wall time for the games on one core (target 1,000 games ≤ 60 s)
 - illegal actions: `apply` raises on any, so a finished run means zero
 """
@@ -51,17 +52,19 @@ def main():
     n = args.games
     for seats, focus in ((["normal", "random", "random", "random"], "normal"),
                          (["normal", "easy", "easy", "easy"], "normal"),
-                         (["normal"] * 4, None)):
+                         (["normal"] * 4, None),
+                         (["random"] * 4, None)):
         wins, times, wall = run(seats, n)
-        line = f"{'+'.join(seats)}: {n} games in {wall:.1f} s"
+        line = f"{'+'.join(seats)}: {n} games in {wall:.1f} s ({n / wall:.0f} games/s)"
         if focus:
             lo, hi = wilson(wins[focus], n)
             line += f"; {focus} wins {wins[focus] / n:.1%} (95 % CI {lo:.1%}–{hi:.1%})"
-        ts = sorted(times["normal"])
-        line += (f"; normal decision mean {1000 * sum(ts) / len(ts):.2f} ms, "
-                 f"p99 {1000 * ts[int(len(ts) * 0.99)]:.2f} ms, max {1000 * ts[-1]:.1f} ms")
+        for level in dict.fromkeys(seats):
+            ts = sorted(times[level])
+            line += (f"\n  {level} decisions: {len(ts)}, mean {1000 * sum(ts) / len(ts):.3f} ms, "
+                     f"p50 {1000 * ts[len(ts) // 2]:.3f} ms, p99 {1000 * ts[int(len(ts) * 0.99)]:.3f} ms, "
+                     f"max {1000 * ts[-1]:.1f} ms")
         print(line, flush=True)
-
 
 if __name__ == "__main__":
     main()
