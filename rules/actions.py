@@ -6,21 +6,181 @@ actions `apply` accepts; anything else raises `IllegalAction` with a readable re
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from types import MappingProxyType
+from typing import Literal, Mapping, Optional
 
 from attrs import frozen
 
 
 class IllegalAction(Exception):
-    """An action `apply` refused. `code` is stable (for translations), `reason` readable.
+    """An action `apply` refused. `code` is stable (one of `rules.engine.REFUSAL_CODES`,
+    the key of a translation), `reason` a readable English sentence, `params` what a
+    translation needs to say the same in another language: plain values only — seat
+    numbers (from 0), card, skill, family, series and race ids, stat names, counts.
 
     The state given to `apply` is untouched.
     """
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str,
+                 params: Optional[Mapping[str, object]] = None) -> None:
         super().__init__(reason)
         self.code = code
         self.reason = reason
+        self.params: Mapping[str, object] = MappingProxyType(dict(params or {}))
+
+
+# Refusals -------------------------------------------------------------------------------
+#
+# Every code `explain_illegal` can give, with its English reason. The reason is built from
+# the refusal's params; a translation (tactical_tui) builds its own text from the same
+# params. Param names carry their kind, so any language can show them:
+#   seat, target, attacker        a seat number (from 0)        waiting: a tuple of seats
+#   card, bid_target              a card id or a physical copy id ("iron_helm#2")
+#   skill, other_skill            a skill id                    family / series / race: ids
+#   requires, have                {stat: value}                 timing, now: a skill timing
+#   range                         short | mid | long            action, allowed: action names
+#   decision                      a decision kind (rules.engine.Decision)
+# and plain numbers (players, step, moves, cost, mana, distance, lo, hi, crit, area, ...).
+
+REFUSALS: dict[str, str] = {
+    # any phase
+    "no_such_seat": "there is no seat {seat!r} in a {players}-player game",
+    "game_over": "the game is over",
+    "not_your_turn": "seat {seat} cannot act now: waiting for {decision} from seat {waiting}",
+    "wrong_action": "{action} is not possible now: the {decision} decision takes {allowed}",
+    "illegal": "{action} is not legal now",
+    # §5-2 draft, §5-3 bidding, §5-4 build
+    "not_a_target": "{bid_target} is not a target of this bid round",
+    "card_not_in_hand": "{card} is not in seat {seat}'s hand",
+    "attack_card_bid": "only defense cards have a bid value; attack cards cannot be bid",
+    "card_not_owned": "{card} is not one of seat {seat}'s cards",
+    "no_change": "{card} is already {to}",
+    "attack_card_material": "attack cards have no material and cannot be materialized",
+    "no_race": "choose one of your two race candidates before confirming",
+    "bad_card": "{card} cannot be chosen for {action} now",
+    "bad_target": "{bid_target} is not a target nobody bid on this round",
+    "bad_race": "{race} is not one of seat {seat}'s race candidates",
+    # §6 手番 / 移動 / 休息 / 継続スキル
+    "no_actions_left": "{action} is not legal now: seat {seat} has taken both actions of this "
+                       "turn (at most 2, of which at most 2 moves and 1 attack)",
+    "already_attacked": "{action} is not legal now: one attack a turn, and seat {seat} has attacked",
+    "attack_after_move": "{action} is not legal now: no attack after a move in the same turn "
+                         "(unless a move-then-attack skill is in effect)",
+    "bad_step": "{action} is not legal now: a move is one step, +1 or -1 (not {step!r})",
+    "rest_after_action": "{action} is not legal now: a rest must be the turn's only action, "
+                         "and seat {seat} has moved or attacked",
+    "activate_after_attack": "{action} is not legal now: continuous skills such as {skill} "
+                             "are activated before the attack",
+    "skill_already_active": "{action} is not legal now: {skill} is already active",
+    # §6 アタック 1-3 / 魔力を消費するスキル / カウンター: cards and skills
+    "card_not_equipped": "{action} is not legal now: seat {seat} has not equipped {card}",
+    "not_attack_card": "{action} is not legal now: {card} is not an attack card",
+    "skill_not_on_card": "{action} is not legal now: {card} has no skill {skill}",
+    "not_range_skill": "{action} is not legal now: {skill} is not a range skill; an attack or "
+                       "counter begins with a range skill of the card",
+    "one_range_skill": "{action} is not legal now: {skill} is a range skill, and the range was "
+                       "chosen with the card (one range per attack or counter)",
+    "series_inactive": "{action} is not legal now: {card}'s skills work only with 2 equipped "
+                       "cards of the {series} series (seat {seat} has {have})",
+    "requirements_not_met": "{action} is not legal now: {skill} requires {requires} "
+                            "(seat {seat} has {have})",
+    "wrong_timing": "{action} is not legal now: {skill} is used {timing}, not {now}",
+    "not_enough_mana": "{action} is not legal now: {skill} would make the mana to pay {cost}, "
+                       "and seat {seat} has {mana}",
+    "already_declared": "{action} is not legal now: {skill} is already declared",
+    "same_family": "{action} is not legal now: {skill} is of the {family} family, like the "
+                   "declared {other_skill} (one skill per family)",
+    "exclusive": "{action} is not legal now: {skill} and {other_skill} cannot be combined "
+                 "(exclusive)",
+    "targeting_in_counter": "{action} is not legal now: {skill} chooses targets, and a counter's "
+                            "only target is the attacker",
+    "skills_closed": "{action} is not legal now: the attacker's skills are declared before "
+                     "the targets are chosen",
+    # §6 アタック 4 / ターゲットの選択 / 複数スキル
+    "no_target_in_range": "{action} is not legal now: nobody can be targeted in the {range} "
+                          "attack area of {skill}",
+    "target_self": "{action} is not legal now: seat {seat} cannot target itself",
+    "target_not_on_field": "{action} is not legal now: seat {target} is not on the field",
+    "target_knocked_out": "{action} is not legal now: seat {target} is knocked out",
+    "target_not_in_area": "{action} is not legal now: seat {target} is at distance {distance}, "
+                          "outside the {range} attack area (distance {lo}-{hi})",
+    "areas_not_targets": "{action} is not legal now: this attack chooses areas, not seats",
+    "targets_not_areas": "{action} is not legal now: this attack chooses seats, not areas",
+    "area_not_in_range": "{action} is not legal now: area {area} is outside the {range} "
+                         "attack area (distance {lo}-{hi})",
+    "area_already_chosen": "{action} is not legal now: area {area} is already chosen",
+    "area_no_target": "{action} is not legal now: the last area must hold a target, and "
+                      "nobody is in area {area}",
+    "no_target_chosen": "{action} is not legal now: choose at least one target first",
+    # §6 アンラック / バトルチップを引く枚数
+    "unluck_not_enough": "{action} is not legal now: unluck needs 2 unluck chips "
+                         "(seat {seat} has {have})",
+    "unluck_not_now": "{action} is not legal now: unluck is used just before one's own "
+                      "attack or counter draws its first chip",
+    "not_attacker": "seat {seat} cannot act now: only the attacker (seat {attacker}) draws "
+                    "chips, and {action} is the attacker's",
+    "no_draw_now": "{action} is not legal now: no chips are being drawn",
+    # §6 カウンター
+    "counter_not_in_crit": "{action} is not legal now: the attacker (seat {target}) is at "
+                           "distance {distance}, not in the critical area of {skill} "
+                           "(distance {crit})",
+}
+REFUSAL_CODES: tuple[str, ...] = tuple(REFUSALS)
+
+_CARD_KEYS = ("card", "bid_target")
+_SKILL_KEYS = ("skill", "other_skill")
+_TIMING_EN = {"attack": "on attack", "counter": "on counter", "any": "on attack or counter",
+              "defend": "when attacked", "turn": "in one's own turn"}
+
+
+def _english(cards: object, params: Mapping[str, object]) -> dict[str, object]:
+    """The params as the English reason shows them: names for ids (the id itself when the
+    card set does not know it), stats as "str 5", seat tuples as "1, 2"."""
+    def name(kind: str, value: object) -> object:
+        try:
+            return getattr(cards, kind)(value).name.en
+        except (KeyError, AttributeError, TypeError):
+            return value
+    out: dict[str, object] = {}
+    for key, value in params.items():
+        if key in _CARD_KEYS:
+            value = name("card", value)
+        elif key in _SKILL_KEYS:
+            value = name("skill", value)
+        elif key in ("family", "race"):
+            value = name(key, value)
+        elif key == "series":
+            value = next((s.name.en for s in getattr(cards, "series", ()) if s.id == value), value)
+        elif key in ("requires", "have") and isinstance(value, Mapping):
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif key == "waiting":
+            value = ", ".join(str(x) for x in value) or "nobody"  # type: ignore[attr-defined]
+        elif key == "allowed":
+            value = " or ".join(value) or "nothing"  # type: ignore[arg-type]
+        elif key in ("timing", "now"):
+            value = _TIMING_EN.get(value, value)  # type: ignore[arg-type]
+        out[key] = value
+    return out
+
+
+@frozen
+class Refusal:
+    """Why an action is refused: a code of REFUSALS, its params, the English reason."""
+
+    code: str
+    reason: str
+    params: Mapping[str, object]
+
+    def error(self) -> IllegalAction:
+        return IllegalAction(self.code, self.reason, self.params)
+
+
+def refuse(cards: object, code: str, **params: object) -> Refusal:
+    """A Refusal with its English reason built from `params` (names from `cards`)."""
+    if code not in REFUSALS:
+        raise ValueError(f"unknown refusal code {code!r}: add it to rules.actions.REFUSALS")
+    return Refusal(code, REFUSALS[code].format(**_english(cards, params)),
+                   MappingProxyType(dict(params)))
 
 
 @frozen

@@ -13,7 +13,7 @@ import attrs
 
 from .chance import pick_chip, roll
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
-                      Move, Rest, StartAttack, StartCounter, Stop, UseUnluck)
+                      Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
 from .build import final_stats
 from .cards import Skill, Stats
 from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDrawn,
@@ -355,6 +355,221 @@ def legal_counter(state: GameState, seat: int) -> list:
 LEGAL = {"turn": legal_turn, "skills": legal_skills, "targets": legal_targets,
          "defense": legal_defense, "unluck": legal_unluck, "draw": legal_draw,
          "counter": legal_counter}
+
+
+# ------------------------------------------------------------------------ explanations
+#
+# Why a battle action is refused. Each check mirrors a legal_* function above (and
+# `can_add` / `skills_of` / `_range_skills`), so the reason is the one that decided;
+# tests/test_illegal_reasons.py pins every code with a position and checks that no
+# legal action is ever explained as refused.
+
+def explain_early(state: GameState, action: object) -> Optional[Refusal]:
+    """Causes that hold whoever's decision it is: §6 アンラック (2 chips, before the
+    draws) and §6 バトルチップを引く枚数 (only the attacker draws)."""
+    b = state.battle
+    s = action.seat  # type: ignore[attr-defined]
+    name = type(action).__name__
+    a = b.attack if b is not None else None
+    if isinstance(action, UseUnluck):
+        have = state.seats[s].unluck
+        if have < MAX_UNLUCK:
+            return refuse(state.cards, "unluck_not_enough", action=name, seat=s, have=have)
+        if pending_battle(state) != ("unluck", (s,)):
+            return refuse(state.cards, "unluck_not_now", action=name, seat=s)
+    if isinstance(action, (Draw, Stop)):
+        if a is None or a.stage != "draw" or pending_battle(state)[0] != "draw":
+            return refuse(state.cards, "no_draw_now", action=name, seat=s)
+        if s != a.attacker:
+            return refuse(state.cards, "not_attacker", action=name, seat=s, attacker=a.attacker)
+    return None
+
+
+def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
+    """Why `action` of the seat whose decision `kind` it is is refused (§6), or None when
+    the battle has nothing specific to say (the engine's generic reasons then apply)."""
+    b = state.battle
+    s = action.seat  # type: ignore[attr-defined]
+    name = type(action).__name__
+    cards = state.cards
+
+    def no(code: str, **params: object) -> Refusal:
+        return refuse(cards, code, action=name, seat=s, **params)
+
+    if kind == "turn":
+        t = b.turn
+        if isinstance(action, (StartAttack, Move, Rest)) and (t.actions >= 2 or t.rested):
+            return no("no_actions_left")
+        if isinstance(action, StartAttack):
+            if t.attacked:
+                return no("already_attacked")
+            if t.moves and not _may_attack_after_move(state, s):
+                return no("attack_after_move")
+            return _attack_card_problem(state, action, ("attack", "any"), "attack", no) \
+                or _no_target(state, action, no)
+        if isinstance(action, Move):
+            # moves ≤ 2 needs no check of its own: 2 moves are 2 actions, the turn is over
+            if action.step not in (1, -1):
+                return no("bad_step", step=action.step)
+        if isinstance(action, Rest) and t.actions:
+            return no("rest_after_action", moves=t.moves, attacked=t.attacked)
+        if isinstance(action, Activate):
+            if t.attacked:
+                return no("activate_after_attack", skill=action.skill)
+            problem = _skill_problem(state, s, action.card, action.skill, ("turn",), "turn", no)
+            if problem:
+                return problem
+            if action.skill in {x.skill for x in state.seats[s].active}:
+                return no("skill_already_active", skill=action.skill)
+            cost = cost_of(state, ((action.card, action.skill),))
+            if cost > state.seats[s].mana:
+                return no("not_enough_mana", skill=action.skill, cost=cost,
+                          mana=state.seats[s].mana)
+        return None
+    a = b.attack
+    if kind == "skills" and isinstance(action, Declare):
+        timing = "counter" if a.counter else "attack"
+        return _declare_problem(state, action, a.skills, (timing, "any"), timing,
+                                state.seats[s].mana, a, no)
+    if kind == "defense" and isinstance(action, Declare):
+        mine = tuple((c, sk) for d, c, sk in a.defense if d == s)
+        return _declare_problem(state, action, mine, ("defend",), "defend",
+                                state.seats[s].mana, None, no)
+    if kind == "targets":
+        if isinstance(action, Declare) and s == a.attacker:
+            timing = "counter" if a.counter else "attack"
+            # mana is paid already; the set as declared is what any new skill must join
+            return _declare_problem(state, action, a.skills, (timing, "any"), timing,
+                                    None, a, no) or no("skills_closed", skill=action.skill)
+        return _target_problem(state, action, a, no)
+    if kind == "counter" and isinstance(action, StartCounter):
+        problem = _attack_card_problem(state, action, ("counter", "any"), "counter", no)
+        if problem:
+            return problem
+        target = b.countered
+        rng_ = cards.skill(action.skill).effect.range
+        d = distance(state.seats[s].area, state.seats[target].area)
+        if RANGE_CRIT[rng_] != d:
+            return no("counter_not_in_crit", skill=action.skill, target=target, distance=d,
+                      crit=RANGE_CRIT[rng_])
+    return None
+
+
+def _skill_problem(state: GameState, seat: int, card: str, skill: str,
+                   timings: tuple[str, ...], now: str, no) -> Optional[Refusal]:
+    """`skills_of`: an equipped card, its own skill, the series active (§5-4 シリーズ効果),
+    the timing (§6 アタックとスキルの使用タイミング) and the requirements (§2 発動条件)."""
+    if card not in state.seats[seat].equipped:
+        return no("card_not_equipped", card=card)
+    c = state.cards.card(card)
+    sk = next((x for x in c.skills if x.id == skill), None)
+    if sk is None:
+        return no("skill_not_on_card", card=card, skill=skill)
+    if not series_active(state, seat, card):
+        have = sum(1 for e in state.seats[seat].equipped
+                   if state.cards.card(e).series == c.series)
+        return no("series_inactive", card=card, skill=skill, series=c.series, have=have)
+    if sk.timing not in timings:
+        return no("wrong_timing", skill=skill, timing=sk.timing, now=now)
+    stats = stats_of(state, seat)
+    if not stats.meets(sk.requires):
+        need = sk.requires.nonzero()
+        return no("requirements_not_met", skill=skill, requires=need,
+                  have={k: stats[k] for k in need})
+    return None
+
+
+def _attack_card_problem(state: GameState, action, timings: tuple[str, ...], now: str,
+                         no) -> Optional[Refusal]:
+    """`_range_skills`: §6 アタック 1–2 / カウンターの処理 1 — an equipped attack card and
+    one of its range skills the seat meets and can pay."""
+    s = action.seat
+    if action.card in state.seats[s].equipped and not state.cards.card(action.card).is_attack:
+        return no("not_attack_card", card=action.card)
+    problem = _skill_problem(state, s, action.card, action.skill, timings, now, no)
+    if problem:
+        return problem
+    if state.cards.skill(action.skill).effect.kind != "range":
+        return no("not_range_skill", card=action.card, skill=action.skill)
+    cost = cost_of(state, ((action.card, action.skill),))
+    if cost > state.seats[s].mana:
+        return no("not_enough_mana", skill=action.skill, cost=cost, mana=state.seats[s].mana)
+    return None
+
+
+def _no_target(state: GameState, action: StartAttack, no) -> Optional[Refusal]:
+    """§6 複数スキル: ターゲットを1人も選べない場合はアタックできません."""
+    rng_ = state.cards.skill(action.skill).effect.range
+    if not _in_range(state, action.seat, rng_):
+        return no("no_target_in_range", skill=action.skill, range=rng_)
+    return None
+
+
+def _declare_problem(state: GameState, action: Declare, declared: tuple[tuple[str, str], ...],
+                     timings: tuple[str, ...], now: str, budget: Optional[int],
+                     atk: Optional[Attack], no) -> Optional[Refusal]:
+    """`legal_skills` / `legal_defense` and `can_add`: §6 魔力を消費するスキル (one skill
+    per family, 併用不可, the whole set payable)."""
+    s = action.seat
+    problem = _skill_problem(state, s, action.card, action.skill, timings, now, no)
+    if problem:
+        return problem
+    cards = state.cards
+    sk = cards.skill(action.skill)
+    if atk is not None:
+        if sk.effect.kind == "range":
+            return no("one_range_skill", skill=sk.id)
+        if not _fits_attack(sk, atk):
+            return no("targeting_in_counter", skill=sk.id)
+    if any(x == sk.id for _, x in declared):
+        return no("already_declared", skill=sk.id)
+    same = next((x for _, x in declared if cards.skill(x).family == sk.family), None)
+    if same is not None:
+        return no("same_family", skill=sk.id, family=sk.family, other_skill=same)
+    others = [x for _, x in declared if cards.skill(x).effect.kind != "range"]
+    if sk.effect.kind != "range":
+        if sk.exclusive and others:
+            return no("exclusive", skill=sk.id, other_skill=others[0])
+        lone = next((x for _, x in declared if cards.skill(x).exclusive
+                     and (x in others or cards.skill(x).effect.kind == "range")), None)
+        if lone is not None:
+            return no("exclusive", skill=sk.id, other_skill=lone)
+    if budget is not None:
+        cost = cost_of(state, declared + ((action.card, sk.id),))
+        if cost > budget:
+            return no("not_enough_mana", skill=sk.id, cost=cost, mana=budget)
+    return None
+
+
+def _target_problem(state: GameState, action: object, a: Attack, no) -> Optional[Refusal]:
+    """`legal_targets`: §6 アタック 4 / ターゲットの選択 / 複数スキル."""
+    rng_ = state.cards.skill(a.range_skill).effect.range
+    lo, hi = RANGE_AREA[rng_]
+    areas = _area_limit(state, a)
+    if isinstance(action, ChooseTarget):
+        if areas:
+            return no("areas_not_targets")
+        t = action.target
+        if t == a.attacker:
+            return no("target_self")
+        if not isinstance(t, int) or not 0 <= t < state.players or not state.seats[t].entered:
+            return no("target_not_on_field", target=t)
+        if state.seats[t].knocked_out or state.seats[t].area is None:
+            return no("target_knocked_out", target=t)
+        d = distance(state.seats[a.attacker].area, state.seats[t].area)
+        if not lo <= d <= hi:
+            return no("target_not_in_area", target=t, distance=d, range=rng_, lo=lo, hi=hi)
+    if isinstance(action, ChooseArea):
+        if not areas:
+            return no("targets_not_areas")
+        if action.area not in _attack_areas(state, a):
+            return no("area_not_in_range", area=action.area, range=rng_, lo=lo, hi=hi)
+        if action.area in a.areas:
+            return no("area_already_chosen", area=action.area)
+        return no("area_no_target", area=action.area)
+    if isinstance(action, Done) and not a.targets:
+        return no("no_target_chosen")
+    return None
 
 
 # ------------------------------------------------------------------------------- apply

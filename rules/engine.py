@@ -23,10 +23,10 @@ from attrs import frozen
 from . import battle as B
 from . import rng as R
 from .chance import roll
-from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace, ChooseTarget,
-                      Confirm, Decline, Declare, Done, Draw, EndTurn, IllegalAction, Move, Pass,
-                      Pay, Pick, PlaceBid, Remove, Rest, StartAttack, StartCounter, Stop, Swap,
-                      UseAuction, UseUnluck)
+from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace,
+                      ChooseTarget, Confirm, Decline, Declare, Done, Draw, EndTurn,
+                      Move, Pass, Pay, Pick, PlaceBid, Refusal, Remove, Rest, StartAttack,
+                      StartCounter, Stop, Swap, UseAuction, UseUnluck, refuse)
 from .bidding import TargetResult, auction_options, resolve_target
 from .build import available_material, final_stats, violations
 from .cards import CardSet, default_cards
@@ -255,57 +255,74 @@ _LEGAL = {
 def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
     """Apply one action; returns the new state and the events it caused."""
     if action not in legal_actions(state):
-        code, reason = explain_illegal(state, action)
-        raise IllegalAction(code, reason)
+        raise refusal(state, action).error()
     events: Events = []
     new = _APPLY[type(action)](state, action, events)
     return new, events
 
 
 def explain_illegal(state: GameState, action: object) -> tuple[str, str]:
-    """Why `action` is not legal now: (code, readable reason)."""
+    """Why `action` is not legal now: (code, English reason). See `refusal` for the params."""
+    r = refusal(state, action)
+    return r.code, r.reason
+
+
+def refusal(state: GameState, action: object) -> Refusal:
+    """Why `action` is not legal now: a `Refusal` (code of `REFUSAL_CODES`, English reason,
+    params for a translation). The battle's own causes (§6) come from `battle.explain`."""
     decision = pending(state)
     s = getattr(action, "seat", None)
     name = type(action).__name__
+    cards = state.cards
+
+    def no(code: str, **params: object) -> Refusal:
+        return refuse(cards, code, **params)
+
     if not isinstance(s, int) or not 0 <= s < state.players:
-        return "no_such_seat", f"there is no seat {s!r} in a {state.players}-player game"
+        return no("no_such_seat", seat=s, players=state.players)
     if decision.kind == "over":
-        return "game_over", "the game is over"
+        return no("game_over")
+    if state.phase == Phase.BATTLE:
+        early = B.explain_early(state, action)
+        if early is not None:
+            return early
     if s not in decision.seats:
-        waiting = ", ".join(str(x) for x in decision.seats) or "nobody"
-        return "not_your_turn", (f"seat {s} cannot act now: waiting for {decision.kind} "
-                                 f"from seat {waiting}")
+        return no("not_your_turn", seat=s, decision=decision.kind, waiting=decision.seats)
+    if state.phase == Phase.BATTLE:
+        why = B.explain(state, action, decision.kind)
+        if why is not None:
+            return why
     seat = state.seats[s]
     card = getattr(action, "card", None)
     expected = _EXPECTED.get(decision.kind, ())
     if not isinstance(action, expected):
-        allowed = " or ".join(t.__name__ for t in expected) or "nothing"
-        return "wrong_action", f"{name} is not possible now: the {decision.kind} decision takes {allowed}"
+        return no("wrong_action", action=name, decision=decision.kind,
+                  allowed=tuple(t.__name__ for t in expected))
     if decision.kind == "bid" and isinstance(action, PlaceBid):
         if action.target not in state.bidding.current:
-            return "not_a_target", f"{action.target!r} is not a target of this bid round"
+            return no("not_a_target", bid_target=action.target)
         if card not in seat.hand:
-            return "card_not_in_hand", f"{card!r} is not in seat {s}'s hand"
-        return "attack_card_bid", "only defense cards have a bid value; attack cards cannot be bid"
+            return no("card_not_in_hand", card=card, seat=s)
+        return no("attack_card_bid", card=card)
     if decision.kind == "build" and isinstance(action, Assign):
         if card not in seat.hand + seat.equipped + seat.materialized:
-            return "card_not_owned", f"{card!r} is not one of seat {s}'s cards"
+            return no("card_not_owned", card=card, seat=s)
         zone = "equip" if card in seat.equipped else "materialize" if card in seat.materialized \
             else "unused"
         if zone == action.to:
-            return "no_change", f"{card!r} is already {action.to}"
+            return no("no_change", card=card, to=action.to)
         if action.to == "materialize":
-            return "attack_card_material", "attack cards have no material and cannot be materialized"
-        return "no_change", f"{card!r} is already {action.to}"
+            return no("attack_card_material", card=card)
+        return no("no_change", card=card, to=action.to)
     if decision.kind == "build" and isinstance(action, Confirm):
-        return "no_race", "choose one of your two race candidates before confirming"
+        return no("no_race", seat=s)
     if isinstance(action, (Pick, Remove, Swap, Pay, UseAuction)):
-        return "bad_card", f"{card!r} cannot be chosen for {name} now"
+        return no("bad_card", card=card, action=name)
     if isinstance(action, (Appraise,)):
-        return "bad_target", f"{action.target!r} is not a target nobody bid on this round"
+        return no("bad_target", bid_target=action.target)
     if isinstance(action, ChooseRace):
-        return "bad_race", f"{action.race!r} is not one of seat {s}'s race candidates"
-    return "illegal", f"{name} is not legal now"
+        return no("bad_race", race=action.race, seat=s)
+    return no("illegal", action=name)
 
 
 _EXPECTED: dict[str, tuple[type, ...]] = {

@@ -6,7 +6,7 @@ The rules core yields typed events; this module turns them into one line each.
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import Callable, Mapping
 
 from rules import events as E
 from rules.cards import CardSet
@@ -282,3 +282,228 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"―― {ui('phase.' + e.phase, 'ja')} ――",
         lambda d, e: f"—— {ui('phase.' + e.phase, 'en')} ——"),
 }
+
+
+# Refusals (rules.actions.REFUSALS): "illegal.<code>" says why an action is refused, from
+# the refusal's params as `refusal_text` shows them in the player's language.
+REFUSAL_UI: dict[str, dict[str, str]] = {
+    "illegal.no_such_seat": {"ja": "{seat}はありません（{players}人のゲーム）",
+                             "en": "There is no {seat} in a {players}-player game"},
+    "illegal.game_over": {"ja": "ゲームは終了しています", "en": "The game is over"},
+    "illegal.not_your_turn": {"ja": "{seat}は今は行動できません（{waiting}の{decision}を待っています）",
+                              "en": "{seat} cannot act now: waiting for {waiting} ({decision})"},
+    "illegal.wrong_action": {"ja": "今は{action}はできません（{decision}の最中です）",
+                             "en": "{action} is not possible during the {decision}"},
+    "illegal.illegal": {"ja": "今は{action}はできません", "en": "{action} is not possible now"},
+    "illegal.not_a_target": {"ja": "{bid_target}はこの入札ラウンドの入札対象ではありません",
+                             "en": "{bid_target} is not a target of this bid round"},
+    "illegal.card_not_in_hand": {"ja": "{card}は{seat}の手札にありません",
+                                 "en": "{card} is not in {seat}'s hand"},
+    "illegal.attack_card_bid": {"ja": "入札価値があるのはディフェンスカードだけです（アタックカードは入札に使えません）",
+                                "en": "Only defense cards have a bid value; attack cards cannot be bid"},
+    "illegal.card_not_owned": {"ja": "{card}は{seat}のカードではありません",
+                               "en": "{card} is not one of {seat}'s cards"},
+    "illegal.no_change": {"ja": "{card}はすでに{to}です", "en": "{card} is already {to}"},
+    "illegal.attack_card_material": {"ja": "アタックカードには獲得マテリアルがないため、マテリアル化できません",
+                                     "en": "Attack cards have no material and cannot be materialized"},
+    "illegal.no_race": {"ja": "確定の前に種族候補から1つを選んでください",
+                        "en": "Choose one of your two race candidates before confirming"},
+    "illegal.bad_card": {"ja": "今は{card}を{action}に選べません",
+                         "en": "{card} cannot be chosen for {action} now"},
+    "illegal.bad_target": {"ja": "{bid_target}はこのラウンドで誰も入札しなかった入札対象ではありません",
+                           "en": "{bid_target} is not a target nobody bid on this round"},
+    "illegal.bad_race": {"ja": "{race}は{seat}の種族候補ではありません",
+                         "en": "{race} is not one of {seat}'s race candidates"},
+    # §6 手番 / 移動 / 休息 / 継続スキル
+    "illegal.no_actions_left": {"ja": "この手番のアクション2回を使い切りました（移動は2回まで、アタックは1回まで）",
+                                "en": "Both actions of this turn are used (at most 2 moves and 1 attack)"},
+    "illegal.already_attacked": {"ja": "アタックは1手番に1回です（この手番ではアタック済み）",
+                                 "en": "One attack a turn, and this turn has had its attack"},
+    "illegal.attack_after_move": {"ja": "移動した手番にはアタックできません（移動後もアタックできるスキルの発動中を除く）",
+                                  "en": "No attack after a move in the same turn (unless a move-then-attack skill is active)"},
+    "illegal.bad_step": {"ja": "移動は隣のエリアへ1つだけです（+1か-1。{step}ではありません）",
+                         "en": "A move is one step to an adjacent area (+1 or -1, not {step})"},
+    "illegal.rest_after_action": {"ja": "移動やアタックの後には休息できません（休息はその手番の唯一のアクションです）",
+                                  "en": "No rest after a move or an attack: a rest is the turn's only action"},
+    "illegal.activate_after_attack": {"ja": "継続スキル《{skill}》はアタックの前に発動します",
+                                      "en": "Continuous skills such as {skill} are activated before the attack"},
+    "illegal.skill_already_active": {"ja": "《{skill}》はすでに発動中です", "en": "{skill} is already active"},
+    # §6 アタック 1–3 / 魔力を消費するスキル / カウンター
+    "illegal.card_not_equipped": {"ja": "{seat}は{card}を装備していません",
+                                  "en": "{seat} has not equipped {card}"},
+    "illegal.not_attack_card": {"ja": "{card}はアタックカードではありません",
+                                "en": "{card} is not an attack card"},
+    "illegal.skill_not_on_card": {"ja": "{card}にはスキル《{skill}》がありません",
+                                  "en": "{card} has no skill {skill}"},
+    "illegal.not_range_skill": {"ja": "《{skill}》は距離スキルではありません（アタックとカウンターはカードの距離スキルを1つ選んで始めます）",
+                                "en": "{skill} is not a range skill: an attack or counter begins with a range skill of the card"},
+    "illegal.one_range_skill": {"ja": "《{skill}》は距離スキルです（距離はカードを選ぶときに1つだけ選びます）",
+                                "en": "{skill} is a range skill: the one range was chosen with the card"},
+    "illegal.series_inactive": {"ja": "{card}のスキルは{series}シリーズのカードを2枚以上装備したときだけ使えます（装備{have}枚）",
+                                "en": "{card}'s skills work only with 2 or more {series} series cards equipped ({have} equipped)"},
+    "illegal.requirements_not_met": {"ja": "《{skill}》の発動条件は{requires}です（最終能力値 {have}）",
+                                     "en": "{skill} requires {requires} (final stats: {have})"},
+    "illegal.wrong_timing": {"ja": "《{skill}》は{timing}のスキルです（今は{now}）",
+                             "en": "{skill} is used {timing}, not {now}"},
+    "illegal.not_enough_mana": {"ja": "魔力が足りません（《{skill}》を使うと支払う魔力は{cost}、現在魔力は{mana}）",
+                                "en": "Not enough mana: with {skill} the mana to pay is {cost}, the current mana {mana}"},
+    "illegal.already_declared": {"ja": "《{skill}》はすでに宣言しています", "en": "{skill} is already declared"},
+    "illegal.same_family": {"ja": "《{skill}》は宣言済みの《{other_skill}》と同じ{family}系統です（同じ系統は1回の処理で1つ）",
+                            "en": "{skill} is of the {family} family, like the declared {other_skill} (one skill per family)"},
+    "illegal.exclusive": {"ja": "《{skill}》と《{other_skill}》は同時に使えません（併用不可）",
+                          "en": "{skill} and {other_skill} cannot be combined (exclusive)"},
+    "illegal.targeting_in_counter": {"ja": "《{skill}》はターゲットを選ぶスキルです（カウンターのターゲットは攻撃者だけ）",
+                                     "en": "{skill} chooses targets, and a counter's only target is the attacker"},
+    "illegal.skills_closed": {"ja": "攻撃者のスキル宣言は終わっています（ターゲットを選ぶ前に宣言します）",
+                              "en": "The attacker's skills are declared before the targets are chosen"},
+    # §6 アタック 4 / ターゲットの選択 / 複数スキル
+    "illegal.no_target_in_range": {"ja": "《{skill}》の{range}のアタックエリアに、ターゲットにできるプレイヤーがいません",
+                                   "en": "Nobody can be targeted in the {range} attack area of {skill}"},
+    "illegal.target_self": {"ja": "自分自身はターゲットに選べません", "en": "You cannot target yourself"},
+    "illegal.target_not_on_field": {"ja": "{target}はフィールドにいません", "en": "{target} is not on the field"},
+    "illegal.target_knocked_out": {"ja": "{target}はノックアウト中のため、ターゲットに選べません",
+                                   "en": "{target} is knocked out and cannot be targeted"},
+    "illegal.target_not_in_area": {"ja": "{target}は距離{distance}にいて、{range}のアタックエリア（距離{lo}〜{hi}）の外です",
+                                   "en": "{target} is at distance {distance}, outside the {range} attack area (distance {lo}–{hi})"},
+    "illegal.areas_not_targets": {"ja": "このアタックではプレイヤーではなくエリアを選びます",
+                                  "en": "This attack chooses areas, not players"},
+    "illegal.targets_not_areas": {"ja": "このアタックではエリアではなくプレイヤーを選びます",
+                                  "en": "This attack chooses players, not areas"},
+    "illegal.area_not_in_range": {"ja": "エリア{area}は{range}のアタックエリア（距離{lo}〜{hi}）の外です",
+                                  "en": "Area {area} is outside the {range} attack area (distance {lo}–{hi})"},
+    "illegal.area_already_chosen": {"ja": "エリア{area}はすでに選んでいます", "en": "Area {area} is already chosen"},
+    "illegal.area_no_target": {"ja": "最後のエリアにはターゲットが必要ですが、エリア{area}には誰もいません",
+                               "en": "The last area must hold a target, and nobody is in area {area}"},
+    "illegal.no_target_chosen": {"ja": "先にターゲットを1人以上選んでください",
+                                 "en": "Choose at least one target first"},
+    # §6 アンラック / バトルチップを引く枚数 / カウンター
+    "illegal.unluck_not_enough": {"ja": "アンラックにはアンラックチップが2枚必要です（{seat}は{have}枚）",
+                                  "en": "Unluck needs 2 unluck chips ({seat} has {have})"},
+    "illegal.unluck_not_now": {"ja": "アンラックは自分のアタックかカウンターでチップを引く直前にだけ使えます",
+                               "en": "Unluck is used only just before your own attack or counter draws chips"},
+    "illegal.not_attacker": {"ja": "チップを引くのは攻撃者（{attacker}）だけです",
+                             "en": "Only the attacker ({attacker}) draws chips"},
+    "illegal.no_draw_now": {"ja": "今はチップを引く場面ではありません", "en": "No chips are being drawn now"},
+    "illegal.counter_not_in_crit": {"ja": "攻撃者（{target}）は距離{distance}にいて、《{skill}》のクリティカルエリア（距離{crit}）の外なのでカウンターできません",
+                                    "en": "The attacker ({target}) is at distance {distance}, outside the critical area of {skill} (distance {crit}): no counter"},
+    # what the params name
+    "decision.draft_pick": {"ja": "装備ドラフトの選択", "en": "draft"},
+    "decision.bid": {"ja": "入札", "en": "bidding"},
+    "decision.auction": {"ja": "《競売》の選択", "en": "Auction choice"},
+    "decision.payment": {"ja": "支払うカードの選択", "en": "payment choice"},
+    "decision.appraisal": {"ja": "《鑑定》の選択", "en": "Appraisal choice"},
+    "decision.build": {"ja": "ビルド", "en": "build"},
+    "decision.reveal_fix": {"ja": "公開確認の修正", "en": "reveal check"},
+    "decision.turn": {"ja": "手番の行動", "en": "turn's actions"},
+    "decision.skills": {"ja": "スキル宣言", "en": "skill declaration"},
+    "decision.targets": {"ja": "ターゲットの選択", "en": "target choice"},
+    "decision.defense": {"ja": "防御スキルの宣言", "en": "defense declaration"},
+    "decision.unluck": {"ja": "アンラックの選択", "en": "unluck choice"},
+    "decision.draw": {"ja": "チップを引くかの選択", "en": "chip drawing"},
+    "decision.counter": {"ja": "カウンターの選択", "en": "counter choice"},
+    "decision.over": {"ja": "ゲーム終了", "en": "game's end"},
+    "action.Pick": {"ja": "カードの選択", "en": "Pick"},
+    "action.PlaceBid": {"ja": "入札", "en": "Bid"},
+    "action.Pass": {"ja": "パス", "en": "Pass"},
+    "action.UseAuction": {"ja": "《競売》", "en": "Auction"},
+    "action.Pay": {"ja": "支払い", "en": "Pay"},
+    "action.Appraise": {"ja": "《鑑定》", "en": "Appraisal"},
+    "action.Decline": {"ja": "見送り", "en": "Decline"},
+    "action.ChooseRace": {"ja": "種族の選択", "en": "Choose race"},
+    "action.Assign": {"ja": "カードの配置", "en": "Assign a card"},
+    "action.Confirm": {"ja": "ビルドの確定", "en": "Confirm"},
+    "action.Remove": {"ja": "カードを外す", "en": "Remove a card"},
+    "action.Swap": {"ja": "カードの入れ替え", "en": "Swap"},
+    "action.Move": {"ja": "移動", "en": "Move"},
+    "action.Rest": {"ja": "休息", "en": "Rest"},
+    "action.EndTurn": {"ja": "手番終了", "en": "End turn"},
+    "action.Activate": {"ja": "継続スキルの発動", "en": "Activate"},
+    "action.StartAttack": {"ja": "アタック", "en": "Attack"},
+    "action.StartCounter": {"ja": "カウンター", "en": "Counter"},
+    "action.Declare": {"ja": "スキル宣言", "en": "Declare a skill"},
+    "action.Done": {"ja": "宣言・選択の終了", "en": "Done"},
+    "action.ChooseTarget": {"ja": "ターゲットの選択", "en": "Choose target"},
+    "action.ChooseArea": {"ja": "エリアの選択", "en": "Choose area"},
+    "action.UseUnluck": {"ja": "アンラック", "en": "Unluck"},
+    "action.Draw": {"ja": "チップを引く", "en": "Draw"},
+    "action.Stop": {"ja": "ここで止める", "en": "Stop"},
+}
+UI.update(REFUSAL_UI)
+
+_TIMING_PHRASE = {
+    "ja": {"attack": "アタック時", "counter": "カウンター時", "any": "アタック時・カウンター時",
+           "defend": "被攻撃時", "turn": "自分の手番（継続スキル）"},
+    "en": {"attack": "on attack", "counter": "on counter", "any": "on attack or counter",
+           "defend": "when attacked", "turn": "in your own turn"},
+}
+_ZONE = {"ja": {"equip": "装備", "materialize": "マテリアル化", "unused": "未使用"},
+         "en": {"equip": "equipped", "materialize": "materialized", "unused": "unused"}}
+_STAT = {"ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},
+         "en": {"mana": "Mana", "str": "Str", "int": "Int", "dex": "Dex", "def": "Def", "agi": "Agi"}}
+_RANGE = {"ja": {"short": "近距離", "mid": "中距離", "long": "遠距離"},
+          "en": {"short": "short-range", "mid": "mid-range", "long": "long-range"}}
+
+
+class _Missing(dict):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def refusal_params(cards: CardSet, params: Mapping[str, object], lang: str) -> dict[str, object]:
+    """The params of a refusal (rules.actions.REFUSALS) as a player reads them in `lang`:
+    card, skill, family, series and race names; seats from 1; stats, timings, ranges,
+    decisions and actions in words. An id the card set does not know stays as it is."""
+    lang = lang if lang in LANGS else "en"
+    sep = "、" if lang == "ja" else ", "
+
+    def named(kind: str, value: object) -> object:
+        try:
+            return getattr(cards, kind)(value).name.get(lang)
+        except (KeyError, AttributeError, TypeError):
+            return value
+
+    def seat(value: object) -> object:
+        return ui("seat", lang, n=value + 1) if isinstance(value, int) else value
+
+    out: dict[str, object] = {}
+    for key, value in params.items():
+        if key in ("card", "bid_target"):
+            value = named("card", value)
+        elif key in ("skill", "other_skill"):
+            value = named("skill", value)
+        elif key in ("family", "race"):
+            value = named(key, value)
+        elif key == "series":
+            value = next((s.name.get(lang) for s in cards.series if s.id == value), value)
+        elif key in ("seat", "target", "attacker"):
+            value = seat(value)
+        elif key == "waiting":
+            value = sep.join(str(seat(x)) for x in value) or ui("none", lang)  # type: ignore[attr-defined]
+        elif key in ("requires", "have") and isinstance(value, Mapping):
+            value = ("・" if lang == "ja" else ", ").join(
+                f"{_STAT[lang].get(k, k)}{v}" if lang == "ja" else f"{_STAT[lang].get(k, k)} {v}"
+                for k, v in value.items())
+        elif key in ("timing", "now"):
+            value = _TIMING_PHRASE[lang].get(value, value)  # type: ignore[arg-type]
+        elif key == "range":
+            value = _RANGE[lang].get(value, value)  # type: ignore[arg-type]
+        elif key == "to":
+            value = _ZONE[lang].get(value, value)  # type: ignore[arg-type]
+        elif key == "decision":
+            value = UI.get(f"decision.{value}", {}).get(lang, value)
+        elif key == "action":
+            value = UI.get(f"action.{value}", {}).get(lang, value)
+        elif key == "allowed":
+            value = sep.join(str(UI.get(f"action.{a}", {}).get(lang, a)) for a in value)  # type: ignore[attr-defined]
+        elif key == "step" and isinstance(value, int):
+            value = f"{value:+d}"
+        out[key] = value
+    return out
+
+
+def refusal_text(cards: CardSet, code: str, params: Mapping[str, object], lang: str) -> str:
+    """Why an action was refused, in `lang` (rules.engine.refusal / IllegalAction: code and
+    params). A code without a translation falls back to the generic one."""
+    lang = lang if lang in LANGS else "en"
+    table = UI.get(f"illegal.{code}") or UI["illegal.illegal"]
+    return table[lang].format_map(_Missing(refusal_params(cards, params, lang)))
