@@ -18,7 +18,7 @@ from .i18n import t
 from .screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen,
                       SetupScreen, TitleScreen)
 from .table import GameTable, LogEntry, SeatSetup
-from .text import Describer, default_lang
+from .text import Describer, default_lang, refusal_text
 from .widgets import (ChoiceScreen, ConfirmScreen, HandOverScreen, LogScreen, TextScreen,
                       card_details, localized)
 from .help import help_text
@@ -290,7 +290,8 @@ class TacticalApp(App):
         try:
             entries = self.table.submit(action)
         except IllegalAction as exc:
-            self.notify(t("illegal", self.lang, reason=exc.reason), severity="error")
+            reason = refusal_text(self.table.cards, exc.code, exc.params, self.lang)
+            self.notify(t("illegal", self.lang, reason=reason), severity="error")
             return
         self._after(entries)
         self.call_later(self.advance)

@@ -43,7 +43,7 @@ from rules.engine import copies_of
 from rules.state import (BID_ROUNDS, Active, BattleState, Bid, BiddingState, ChanceScriptError,
                          GameState, Phase, Script, SeatState, Turn)
 
-from .text import Describer
+from .text import Describer, refusal_text
 
 PHASES = ("bidding", "build", "battle")
 CHIPS = ("0", "1", "2", "crit", "miss")
@@ -947,7 +947,7 @@ def run_scenario(sc: Scenario, explain: bool = False, lang: str = "en") -> Resul
                     problems.append(f"{what} was refused with another code\n"
                                     f"    expected code: {step.code!r}\n    actual code:   {exc.code!r}")
                 res.failures.extend(problems)
-                log("refused", reason=exc.reason)
+                log("refused", reason=refusal_text(state.cards, exc.code, exc.params, lang))
                 states.append(state)
                 step_events.append([])
                 continue
@@ -956,7 +956,7 @@ def run_scenario(sc: Scenario, explain: bool = False, lang: str = "en") -> Resul
             res.failures.append(f"{what} cannot be applied: {exc.reason}\n"
                                 f"    waiting for: {_pending_text(state)}\n"
                                 f"    legal now: {shown or 'nothing'}")
-            log("failed", reason=exc.reason)
+            log("failed", reason=refusal_text(state.cards, exc.code, exc.params, lang))
             stopped = step.number
             break
         except ChanceScriptError as exc:

@@ -385,7 +385,19 @@ def test_explain_prints_the_event_log(lang, words, capsys):
         assert w in out, out
 
 
-def test_explain_shows_refusals(capsys):
+@pytest.mark.parametrize("lang, line", [
+    ("en", "refused, as expected: Seat 1 cannot act now: waiting for Seat 3 (bidding)"),
+    ("ja", "拒否（想定どおり）: 席1は今は行動できません（席3の入札を待っています）")])
+def test_explain_shows_refusals(lang, line, capsys):
+    """--explain shows why an action is refused in the chosen language, seats numbered
+    from 1 as in the rest of the log (the engine's English reason says "seat 0")."""
     path = SCENARIOS / "bidding" / "faq-pass-is-final.toml"
-    assert main(["check", "--explain", "--lang", "en", str(path)]) == 0
-    assert "refused, as expected: seat 0 cannot act now" in capsys.readouterr().out
+    assert main(["check", "--explain", "--lang", lang, str(path)]) == 0
+    assert line in capsys.readouterr().out
+
+
+def test_explain_shows_battle_refusals_with_card_names(capsys):
+    path = SCENARIOS / "battle" / "skill-exclusive.toml"
+    assert main(["check", "--explain", "--lang", "ja", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "拒否（想定どおり）: 《" in out and "は同時に使えません（併用不可）" in out, out
