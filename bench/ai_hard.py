@@ -1,7 +1,7 @@
 """The hard player's targets (AI issue), measured: hard vs 3 normal, seats rotated.
 
     python bench/ai_hard.py [--games 100] [--budget 0.5] [--players 4] [--seed 0] [--jobs 1]
-                            [--baseline]
+                            [--baseline] [--sims N] [--set NAME=VALUE ...]
 
 Prints hard's win rate with its 95 % (Wilson) interval against the fair share (and, with
 `--baseline`, against a normal player in the same seat of the same seeds), and the
@@ -9,6 +9,11 @@ hard player's decision times against its budget: searched battle decisions (mean
 p99, max, and how many went over budget + 10 %) and all its decisions. Illegal actions:
 `apply` raises on any, so a finished run means zero. Timings are only meaningful with
 one game per free core (`--jobs` above the free cores inflates them).
+
+`--sims N` caps the hard player's search at N rounds of simulations per decision and
+turns its clock off: the results then do not depend on the machine's speed or load
+(for tuning; the time figures are then not against a budget). `--set horizon=2` (or
+MARGIN, Z, ...) sets an attribute of the hard player, for tuning.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import make_player  # noqa: E402
+from ai.hard import HardPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
 from tactical_tui.simulate import rotations, wilson  # noqa: E402
@@ -31,14 +37,20 @@ _CARDS = None
 
 def play(args):
     """One game; returns (the focus seat's win share, searched decision times, all hard
-    times, simulations per searched decision). The focus seat is hard's, or `focus`."""
+    times, (simulations, rounds) per searched decision). The focus seat is hard's, or
+    `focus`. `cap`: hard's simulation cap (no clock) or None (its clock, `budget`)."""
     global _CARDS
-    levels, seed, budget, *focus = args
+    levels, seed, budget, cap, tune, *focus = args
     if _CARDS is None:
         _CARDS = default_cards()
     cards = _CARDS
     players = [make_player(lv, seed * 101 + i, cards, budget=budget)
+               if lv != "hard" or cap is None else HardPlayer(cards, seed * 101 + i, None, cap)
                for i, lv in enumerate(levels)]
+    for p in players:
+        if p.level == "hard":
+            for name, value in tune:
+                setattr(p, name, value)
     state, _ = new_game(Config(players=len(levels)), cards, seed)
     searched, every, sims = [], [], []
     while state.phase != "over":
@@ -52,7 +64,7 @@ def play(args):
             info = players[s].last_search
             if info is not None:
                 searched.append(dt)
-                sims.append(info["sims"])
+                sims.append((info["sims"], info["rounds"]))
         state, _ = apply(state, action)
     me = focus[0] if focus else levels.index("hard")
     share = sum(1 / len(state.winners) for w in state.winners if w == me)
@@ -71,11 +83,17 @@ def main():
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--sims", type=int, default=None,
+                   help="cap hard's search at this many rounds per decision, no clock")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a hard player attribute for tuning (horizon, MARGIN, Z, ...)")
     p.add_argument("--baseline", action="store_true",
                    help="also play the same seeds with a normal player in hard's seat")
     args = p.parse_args()
     seats = ("hard",) + ("normal",) * (args.players - 1)
-    work = [(lv, args.seed + g, args.budget) for g, lv in enumerate(rotations(seats, args.games))]
+    tune = tuple((k, float(v)) for k, v in (x.split("=", 1) for x in args.set))
+    work = [(lv, args.seed + g, args.budget, args.sims, tune)
+            for g, lv in enumerate(rotations(seats, args.games))]
     t0 = time.perf_counter()
     wins, searched, every, sims = 0.0, [], [], []
     done = 0
@@ -101,12 +119,15 @@ def main():
     limit = args.budget * 1.1
     over = sum(1 for t in searched if t > limit)
     print(f"hard + {args.players - 1} normal, {n} games (seats rotated, seeds {args.seed}.."
-          f"{args.seed + n - 1}), budget {args.budget:.3f} s, jobs {args.jobs}, wall {wall:.0f} s")
+          f"{args.seed + n - 1}), "
+          + (f"sims {args.sims} (no clock)" if args.sims else f"budget {args.budget:.3f} s")
+          + "".join(f", {k}={v:g}" for k, v in tune)
+          + f", jobs {args.jobs}, wall {wall:.0f} s")
     print(f"hard wins {wins:.1f}/{n} = {wins / n:.1%} (95 % CI {lo:.1%}–{hi:.1%}); "
           f"fair share {1 / args.players:.1%}")
     if args.baseline:
-        base = sum(play((tuple("normal" for _ in lv), seed, budget, lv.index("hard")))[0]
-                   for lv, seed, budget in work)
+        base = sum(play((tuple("normal" for _ in lv), seed, budget, cap, (), lv.index("hard")))[0]
+                   for lv, seed, budget, cap, _ in work)
         blo, bhi = wilson(base, n)
         print(f"baseline: normal in hard's seat, same seeds: {base:.1f}/{n} = {base / n:.1%} "
               f"(95 % CI {blo:.1%}–{bhi:.1%})")
@@ -115,7 +136,9 @@ def main():
         print(f"searched decisions: {len(ms)}, mean {sum(ms) / len(ms):.1f} ms, "
               f"p50 {pct(ms, 0.5):.1f} ms, p99 {pct(ms, 0.99):.1f} ms, max {max(ms):.1f} ms; "
               f"over budget + 10 % ({1000 * limit:.0f} ms): {over}; "
-              f"simulations per decision: mean {sum(sims) / len(sims):.0f}, min {min(sims)}")
+              f"simulations per decision: mean {sum(x for x, _ in sims) / len(sims):.0f}, "
+              f"min {min(x for x, _ in sims)}; rounds: mean {sum(r for _, r in sims) / len(sims):.0f}, "
+              f"p50 {pct([r for _, r in sims], 0.5)}")
     if every:
         print(f"all hard decisions: {len(every)}, p99 {1000 * pct(every, 0.99):.1f} ms, "
               f"max {1000 * max(every):.1f} ms")
