@@ -102,7 +102,8 @@ class TacticalApp(App):
             table = GameTable.from_save(data, self.cards, str(file),
                                         save_path=file if self.autosave else None)
         except SaveError as exc:
-            self.notify(t("save.bad", self.lang, problem=str(exc)), severity="error", timeout=12)
+            self.notify(t("save.bad", self.lang, problem=exc.text(self.lang, self.cards)),
+                        severity="error", timeout=12)
             return
         self._begin(table)
 

@@ -107,7 +107,7 @@ def run_replay(path: str, lang: str, cards: CardSet) -> int:
         data = read(Path(path))
         events0, steps = replay(data, cards, path)
     except SaveError as exc:
-        print(t("save.bad", lang, problem=str(exc)), file=sys.stderr)
+        print(t("save.bad", lang, problem=exc.text(lang, cards)), file=sys.stderr)
         return 2
     screen_cls = localized(ReplayScreen, lang)
     ReplayApp(screen_cls(Path(path).name, events0, steps, cards, lang)).run()

@@ -27,7 +27,62 @@ _conv = cattrs.Converter(forbid_extra_keys=True)
 
 
 class SaveError(Exception):
-    """A save file that cannot be used; the message names the file and the problem."""
+    """A save file that cannot be used; the message names the file and the problem.
+
+    `str(err)` is the English message; `err.text(lang, cards)` the same in Japanese or
+    English, from `code` and `params` (`SAVE_PROBLEMS`)."""
+
+    def __init__(self, source: object, code: str, refusal: Optional[IllegalAction] = None,
+                 **params: object) -> None:
+        self.source, self.code, self.params, self.refusal = str(source), code, params, refusal
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str, cards: Optional[CardSet] = None) -> str:
+        table = SAVE_PROBLEMS[self.code]
+        lang = lang if lang in table else "en"
+        params = dict(self.params)
+        if self.code == "bad_action" and lang != "en":
+            from .text import UI
+            params["action"] = UI.get(f"action.{params['action']}", {}).get(lang, params["action"])
+        if self.refusal is not None:
+            if lang == "en" or cards is None:
+                params["reason"] = self.refusal.reason
+            else:
+                from .text import refusal_text
+                params["reason"] = refusal_text(cards, self.refusal.code,
+                                                self.refusal.params, lang)
+        return f"{self.source}: " + table[lang].format(**params)
+
+
+# Every problem a save file can have, in Japanese and English. `detail` is the parser's
+# own words (JSON position, the field a converter rejected).
+SAVE_PROBLEMS: dict[str, dict[str, str]] = {
+    "invalid_json": {"en": "not a save file (invalid JSON: {detail})",
+                     "ja": "保存ファイルではありません（JSONとして読めません: {detail}）"},
+    "not_object": {"en": "not a save file (expected a JSON object)",
+                   "ja": "保存ファイルではありません（JSONのオブジェクトではありません）"},
+    "no_format": {"en": "not a save file (no format version)",
+                  "ja": "保存ファイルではありません（形式の版がありません）"},
+    "newer": {"en": "saved by a newer TACTICAL (format {fmt}; this one reads format {this}) "
+                    "— update TACTICAL to open it",
+              "ja": "新しいTACTICALで保存されています（形式{fmt}、このTACTICALが読めるのは形式"
+                    "{this}まで）。開くにはTACTICALを更新してください"},
+    "unknown_format": {"en": "unknown format version {fmt}", "ja": "不明な形式の版です: {fmt}"},
+    "missing": {"en": "damaged save file (missing {key!r})",
+                "ja": "壊れた保存ファイルです（{key}がありません）"},
+    "damaged": {"en": "damaged save file ({detail})", "ja": "壊れた保存ファイルです（{detail}）"},
+    "too_large": {"en": "not a save file (too large: {size} bytes)",
+                  "ja": "保存ファイルではありません（大きすぎます: {size}バイト）"},
+    "unreadable": {"en": "cannot read the file ({detail})",
+                   "ja": "ファイルを読めません（{detail}）"},
+    "empty": {"en": "the file is empty", "ja": "ファイルが空です"},
+    "not_utf8": {"en": "not a save file (not UTF-8 text)",
+                 "ja": "保存ファイルではありません（UTF-8のテキストではありません）"},
+    "cannot_start": {"en": "cannot start this game ({detail})",
+                     "ja": "このゲームを開始できません（{detail}）"},
+    "bad_action": {"en": "action {n} ({action}) does not apply: {reason}",
+                   "ja": "{n}番目の行動（{action}）を適用できません: {reason}"},
+}
 
 
 @frozen
@@ -112,17 +167,16 @@ def parse(text: str, source: str) -> SaveData:
     try:
         raw = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise SaveError(f"{source}: not a save file (invalid JSON: {exc})") from None
+        raise SaveError(source, "invalid_json", detail=str(exc)) from None
     if not isinstance(raw, dict):
-        raise SaveError(f"{source}: not a save file (expected a JSON object)")
+        raise SaveError(source, "not_object")
     fmt = raw.get("format")
     if type(fmt) is not int:
-        raise SaveError(f"{source}: not a save file (no format version)")
+        raise SaveError(source, "no_format")
     if fmt > FORMAT:
-        raise SaveError(f"{source}: saved by a newer TACTICAL (format {fmt}; this one reads "
-                        f"format {FORMAT}) — update TACTICAL to open it")
+        raise SaveError(source, "newer", fmt=fmt, this=FORMAT)
     if fmt < 1:
-        raise SaveError(f"{source}: unknown format version {fmt}")
+        raise SaveError(source, "unknown_format", fmt=fmt)
     try:
         seed = raw["seed"]
         if type(seed) is not int or not 0 <= seed < 2 ** 63:
@@ -146,9 +200,9 @@ def parse(text: str, source: str) -> SaveData:
             lang = "en"
         finished = bool(raw.get("finished", False))
     except KeyError as exc:
-        raise SaveError(f"{source}: damaged save file (missing {exc.args[0]!r})") from None
+        raise SaveError(source, "missing", key=exc.args[0]) from None
     except Exception as exc:  # noqa: BLE001
-        raise SaveError(f"{source}: damaged save file ({_why(exc)})") from None
+        raise SaveError(source, "damaged", detail=_why(exc)) from None
     return SaveData(fmt, seed, config, seats, tuple(actions), lang, finished)
 
 
@@ -163,18 +217,18 @@ def read(path: Path) -> SaveData:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise SaveError(f"{path}: not a save file (too large: {size} bytes)")
+            raise SaveError(path, "too_large", size=size)
         data = path.read_bytes()
     except SaveError:
         raise
     except OSError as exc:
-        raise SaveError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+        raise SaveError(path, "unreadable", detail=exc.strerror or exc) from None
     if not data.strip():
-        raise SaveError(f"{path}: the file is empty")
+        raise SaveError(path, "empty")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SaveError(f"{path}: not a save file (not UTF-8 text)") from None
+        raise SaveError(path, "not_utf8") from None
     return parse(text, str(path))
 
 
@@ -184,13 +238,13 @@ def replay(data: SaveData, cards: CardSet, source: str, upto: Optional[int] = No
     try:
         state, events = new_game(data.config, cards, data.seed)
     except ValueError as exc:
-        raise SaveError(f"{source}: cannot start this game ({exc})") from None
+        raise SaveError(source, "cannot_start", detail=exc) from None
     steps = []
     for i, action in enumerate(data.actions[:upto]):
         try:
             state, ev = apply(state, action)
         except IllegalAction as exc:
-            raise SaveError(f"{source}: action {i + 1} ({type(action).__name__}) does not "
-                            f"apply: {exc.reason}") from None
+            raise SaveError(source, "bad_action", exc, n=i + 1,
+                            action=type(action).__name__) from None
         steps.append((action, state, ev))
     return events, steps

@@ -91,7 +91,7 @@ class GameTable:
         try:
             table = cls(data.config, seats, data.seed, cards, save_path=save_path, lang=data.lang)
         except ValueError as exc:
-            raise SaveError(f"{source}: {exc}") from None
+            raise SaveError(source, "cannot_start", detail=exc) from None
         table.rebuild(list(data.actions), source)
         return table
 
@@ -108,8 +108,8 @@ class GameTable:
             try:
                 self.state, events = apply(self.state, action)
             except IllegalAction as exc:
-                raise SaveError(f"{source}: action {i + 1} ({type(action).__name__}) does "
-                                f"not apply: {exc.reason}") from None
+                raise SaveError(source, "bad_action", exc, n=i + 1,
+                                action=type(action).__name__) from None
             self.history.append(action)
             self.log.extend(LogEntry(event=e) for e in events)
 

@@ -316,3 +316,36 @@ def test_sigkill_loses_at_most_the_last_action(tmp_path):
     data = read(save)                      # never a torn file
     table = GameTable.from_save(data, __import__("rules").default_cards(), str(save))
     assert table.history == list(data.actions) and len(data.actions) >= 20
+
+
+def test_every_save_problem_reads_in_japanese_and_english(tmp_path):
+    """Each SaveError code has both texts; the Japanese one is what a Japanese player
+    sees (app: continue / --resume, `tactical replay`), with the file named."""
+    from tactical_tui.saves import SAVE_PROBLEMS
+    for code, table in SAVE_PROBLEMS.items():
+        assert set(table) == {"ja", "en"} and table["ja"] != table["en"], code
+    path = tmp_path / "save.json"
+    path.write_bytes(b"")
+    with pytest.raises(SaveError) as err:
+        read(path)
+    assert err.value.code == "empty"
+    assert err.value.text("ja") == f"{path}: ファイルが空です"
+    assert err.value.text("en") == str(err.value) == f"{path}: the file is empty"
+
+
+def test_save_with_an_illegal_action_names_the_refusal_in_japanese(tmp_path):
+    """A save whose action does not apply: the refusal is translated, card names too."""
+    from rules import default_cards
+    cards = default_cards()
+    d = json.loads(_good_save(tmp_path))
+    first = d["actions"][0]
+    assert first["type"] == "Pick"
+    first["card"] = "no_such_card"
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(SaveError) as err:
+        GameTable.from_save(read(path), cards, str(path))
+    ja = err.value.text("ja", cards)
+    assert err.value.code == "bad_action" and "1番目の行動（カードの選択）を適用できません: " in ja
+    assert "not legal" not in ja and "cannot" not in ja
+    assert "action 1 (Pick) does not apply" in str(err.value)

@@ -59,3 +59,24 @@ def test_english_app_shows_refusals_in_english():
             messages = [n.message for n in app._notifications]
             assert "Not allowed: End turn is not possible during the draft" in messages, messages
     asyncio.run(run())
+
+
+def test_japanese_app_names_a_bad_save_file_in_japanese(tmp_path):
+    """Continue with a damaged save file: the message is Japanese, names the file, and
+    the file is left as it was."""
+    bad = tmp_path / "broken.json"
+    bad.write_bytes(b"{")
+
+    async def run():
+        app = make_app("ja", seed=11)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await pilot.pause(0.05)
+            app.continue_game(str(bad))
+            await pilot.pause(0.05)
+            messages = [n.message for n in app._notifications]
+            assert any(m.startswith("保存ファイルを開けません: ") and str(bad) in m
+                       and "保存ファイルではありません（JSONとして読めません" in m
+                       for m in messages), messages
+            assert not any("not a save file" in m for m in messages), messages
+    asyncio.run(run())
+    assert bad.read_bytes() == b"{"
