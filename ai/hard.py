@@ -17,9 +17,9 @@ skills, targets, defense, unluck, draw, counter) the hard player searches:
    winners, 0 for a loss); an unfinished one the chance to win that a logistic model
    fitted on normal self-play gives from the public facts at that turn start (`VALUE`
    over `features`: own VP and the best other seat's, the HP and low flag of every
-   seat — which decide who can take the next VP from whom —, own mana and unluck, and
-   how soon this seat's turn comes). Player counts without a model use the VP-only
-   table `WIN_RATE`.
+   seat — which decide who can take the next VP from whom —, own mana and unluck, how
+   soon this seat's turn comes, and how many seats can attack it and it can attack from
+   where they stand). Player counts without a model use the VP-only table `WIN_RATE`.
 4. **Choice.** Candidates are sampled in rounds with *common random numbers*: in round k
    every candidate gets the same sampled RNG state, and the same one again at the start
    of every later turn of its simulation (so the same chips come out of the same bag
@@ -50,7 +50,7 @@ import attrs
 
 from rules import actions as A
 from rules import rng as RNG
-from rules.battle import step_area
+from rules.battle import RANGE_AREA, distance, step_area
 from rules.build import final_stats
 from rules.cards import CardSet, default_cards
 from rules.engine import apply, new_game, pending
@@ -93,13 +93,51 @@ FEATURES = ("my VP = 1", "my VP = 2", "my VP = 3", "my VP >= 4",
             "my HP", "my low", "me knocked out", "my mana", "my unluck = 2",
             "leader's HP", "leader low", "leader knocked out",
             "others' mean HP", "others low", "others knocked out",
-            "turns until mine / seats")
+            "turns until mine / seats",
+            "others that can attack me where they stand", "others I can attack where I stand")
+
+_REACH: dict = {}
+
+
+def _reach(cards: CardSet, race, equipped) -> tuple:
+    """(mana, nearest, farthest) of a build's usable attack range skills (requirements
+    and series met), memoised."""
+    key = (cards, race, equipped)
+    out = _REACH.get(key)
+    if out is None:
+        if len(_REACH) > 20_000:
+            _REACH.clear()
+        stats = final_stats(cards, race, equipped)
+        found = []
+        for c in equipped:
+            card = cards.card(c)
+            if not card.is_attack:
+                continue
+            if card.series is not None and \
+                    sum(1 for x in equipped if cards.card(x).series == card.series) < 2:
+                continue
+            for sk in card.skills:
+                if sk.effect.kind == "range" and sk.timing in ("attack", "any") \
+                        and stats.meets(sk.requires):
+                    found.append((sk.mana,) + RANGE_AREA[sk.effect.range])
+        out = _REACH[key] = tuple(found)
+    return out
+
+
+def _can_attack(state: GameState, a: int, t: int) -> bool:
+    """Whether seat `a` could attack seat `t` from where both stand, with its mana."""
+    sa, st = state.seats[a], state.seats[t]
+    if sa.area is None or st.area is None or sa.knocked_out or st.knocked_out:
+        return False
+    d = distance(sa.area, st.area)
+    return any(m <= sa.mana and lo <= d <= hi
+               for m, lo, hi in _reach(state.cards, sa.race, sa.equipped))
 
 
 def features(state: GameState, me: int) -> tuple:
     """The features (`FEATURES`) of seat `me` in a battle state: VP standing, the HP and
-    low flag of every seat (what the next VP depend on), own mana and unluck, and how
-    soon this seat's turn comes."""
+    low flag of every seat (what the next VP depend on), own mana and unluck, how soon
+    this seat's turn comes, and who could attack whom from where they stand."""
     seats = state.seats
     n = len(seats)
     mine = seats[me]
@@ -128,17 +166,21 @@ def features(state: GameState, me: int) -> tuple:
             hp(seats[lead]), low(seats[lead]), int(seats[lead].knocked_out),
             sum(hp(seats[i]) for i in others) / len(others),
             sum(low(seats[i]) for i in others), sum(int(seats[i].knocked_out) for i in others),
-            gap / n)
+            gap / n,
+            sum(_can_attack(state, i, me) for i in others),
+            sum(_can_attack(state, me, i) for i in others))
 
 
 # The leaf value: logistic-model weights (bias, then one per `FEATURES` entry) of a seat's
 # chance to win a game of normal players from a battle turn start, for 4 players: fitted
 # by bench/fit_hard_value.py (Newton's method, L2 penalty 1) on 1,500 games of normal
-# self-play (seeds 20000-21499, every seat at every turn start: 72,920 samples). On the
-# last 20 % of those games held out: log loss 0.491 and Brier score 0.160, against 0.500
-# and 0.163 for the VP-only table `WIN_RATE`.
+# self-play (seeds 20000-21499, every seat at every turn start: 74,076 samples). On the
+# last 20 % of those games held out: log loss 0.489 and Brier score 0.160, against 0.501
+# and 0.164 for the VP-only table `WIN_RATE`.
 VALUE = {
-    4: (-0.893, 0.796, 1.374, 2.423, 3.323, -0.320, -0.668, -1.313, -1.941, -0.187, 0.132, 0.161, 0.066, -0.014, 0.325, -0.025, 0.009, -0.076, -0.077, -0.050, 0.036, -1.030),
+    4: (-1.033, 0.430, 1.254, 2.143, 2.837, -0.273, -0.597, -1.144, -1.568, -0.182,
+        0.038, 0.006, 0.366, 0.040, 0.198, -0.042, -0.111, -0.141, 0.013, 0.042, 0.061,
+        -0.952, -0.050, 0.168),
 }
 
 
