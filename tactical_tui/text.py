@@ -64,7 +64,7 @@ UI: dict[str, dict[str, str]] = {
     "vp.low": {"ja": "体力4以下", "en": "HP 4 or less"},
     "vp.knockout": {"ja": "ノックアウト", "en": "knock-out"},
     "vp.low_knockout": {"ja": "体力4以下とノックアウト", "en": "HP 4 or less and knock-out"},
-    "over.vp": {"ja": "{who}の勝利（勝利点5）", "en": "{who} wins with 5 VP"},
+    "over.vp": {"ja": "{who}の勝利（勝利点5以上に到達）", "en": "{who} wins: 5 VP or more reached"},
     "over.round_limit": {"ja": "ラウンド上限で終了: {who}", "en": "Round limit reached: {who}"},
     "over.no_attacks": {"ja": "誰もアタックカードを装備していないため終了", "en": "Nobody has an attack card: the game ends"},
     "over.nobody": {"ja": "勝者なし", "en": "no winner"},
