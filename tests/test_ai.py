@@ -3,12 +3,10 @@ honesty test, exact draw-or-stop, normal beats random, reasons in both languages
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections import Counter
 from fractions import Fraction
 
-import attrs
 import pytest
 
 from ai import make_player
@@ -17,6 +15,8 @@ from ai.explain import reason_text
 from ai.normal import NormalPlayer
 from rules import Config, apply, new_game, observe, pending
 from rules.cards import default_cards
+
+from hidden import hide_differently
 
 
 @pytest.fixture(scope="module")
@@ -113,19 +113,8 @@ def test_honesty_hidden_information_does_not_change_decisions(cards):
         obs = observe(state, seat)
         state, _ = apply(state, NormalPlayer(cards, 1).choose(obs, obs.legal))
     assert state.phase in ("draft", "bidding")
-    # Shuffle every hidden thing seat 0 cannot see: other seats' hands, the decks.
-    others = [i for i in range(1, 4)]
-    pool = [c for i in others for c in state.seats[i].hand]
-    rnd.shuffle(pool)
-    changed = state
-    k = 0
-    for i in others:
-        n = len(state.seats[i].hand)
-        changed = changed.with_seat(i, hand=tuple(pool[k:k + n]))
-        k += n
-    deck = list(state.defense_deck)
-    rnd.shuffle(deck)
-    changed = attrs.evolve(changed, defense_deck=tuple(deck), attack_deck=tuple(reversed(state.attack_deck)))
+    # Change every hidden thing seat 0 cannot see: other seats' hands, the decks, the RNG.
+    changed = hide_differently(state, 0, rnd)
     assert changed != state
     o1, o2 = observe(state, 0), observe(changed, 0)
     assert o1 == o2

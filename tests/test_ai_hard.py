@@ -22,6 +22,8 @@ from ai.normal import NormalPlayer
 from rules import Config, apply, legal_actions, new_game, observe, pending
 from rules.cards import default_cards
 
+from hidden import hide_differently
+
 
 @pytest.fixture(scope="module")
 def cards():
@@ -96,25 +98,6 @@ def test_hard_with_full_searches_finishes_games(cards, players):
             assert hard.last_search["candidates"] == len(obs.legal)
         state, _ = apply(state, action)
     assert searched, "the hard seat made no searched decision"
-
-
-def hide_differently(state, seat, rnd):
-    """The same position with everything `seat` cannot see changed: the other seats'
-    unused hands (shuffled among them), both decks' order and the RNG state."""
-    others = [i for i in range(state.players) if i != seat]
-    pool = [c for i in others for c in state.seats[i].hand]
-    rnd.shuffle(pool)
-    changed = state
-    k = 0
-    for i in others:
-        n = len(state.seats[i].hand)
-        changed = changed.with_seat(i, hand=tuple(pool[k:k + n]))
-        k += n
-    deck = list(state.defense_deck)
-    rnd.shuffle(deck)
-    return attrs.evolve(changed, defense_deck=tuple(deck),
-                        attack_deck=tuple(reversed(state.attack_deck)),
-                        rng=state.rng ^ 0x5DEECE66D1234567)
 
 
 @pytest.mark.parametrize("skip", [0, 3, 7])
