@@ -42,8 +42,8 @@ class SaveError(Exception):
         lang = lang if lang in table else "en"
         params = dict(self.params)
         if self.code == "bad_action" and lang != "en":
-            from .text import UI
-            params["action"] = UI.get(f"action.{params['action']}", {}).get(lang, params["action"])
+            from .text import refusal_params
+            params.update(refusal_params(cards, {"action": params["action"]}, lang))
         if self.refusal is not None:
             if lang == "en" or cards is None:
                 params["reason"] = self.refusal.reason
