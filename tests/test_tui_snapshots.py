@@ -52,6 +52,11 @@ def test_title_snapshot(snapshot, lang):
     async def run():
         app = make_app(lang)
         async with app.run_test(size=(80, 24)) as pilot:
+            # the footer (last row) is drawn after the body: wait for it, not a fixed time
+            for _ in range(400):
+                await pilot.pause(0.01)
+                if screen_text(app).splitlines()[-1].strip():
+                    break
             await pilot.pause(0.05)
             return screen_text(app)
     snapshot.assert_match(asyncio.run(run()), f"Title_{lang}.txt")
