@@ -176,8 +176,10 @@ def series_ok(cards: CardSet, c: str, equipped: tuple[str, ...]) -> bool:
 
 
 def best_build(cards: CardSet, races: Iterable[str], owned: tuple[str, ...],
-               guild_bonus: int) -> tuple[float, str, tuple[str, ...], tuple[str, ...]]:
-    """Search the legal builds: (score, race, equipped, materialized).
+               guild_bonus: int, score_fn=build_score
+               ) -> tuple[float, str, tuple[str, ...], tuple[str, ...]]:
+    """Search the legal builds: (score, race, equipped, materialized), by `score_fn`
+    (race, equipped) — the normal player's `build_score` unless given.
 
     For each race and each fitting set of hand items (weapons and shields, ≤ 2 slots),
     the other defense cards are split between materialize and equip: cards sorted by how
@@ -226,7 +228,7 @@ def best_build(cards: CardSet, races: Iterable[str], owned: tuple[str, ...],
                 eq = tuple(equip)
                 if violations(cards, race, eq, budget):
                     continue
-                score = build_score(cards, race, eq)
+                score = score_fn(cards, race, eq)
                 if best is None or score > best[0]:
                     best = (score, race, eq, mat)
     assert best is not None

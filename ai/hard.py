@@ -1,7 +1,9 @@
 """The `hard` player: the normal player plus look-ahead for battle decisions.
 
-Every decision outside the battle is the normal player's. In the battle (decisions turn,
-skills, targets, defense, unluck, draw, counter) the hard player searches:
+Before the battle, the draft, the bids and the build are planned with a learned value of
+builds (`ai.planner.PlanningPlayer`); payments, 《競売》 and 《鑑定》 are the normal player's.
+In the battle (decisions turn, skills, targets, defense, unluck, draw, counter) the hard
+player searches, with the normal player's choice as the default:
 
 1. **Determinization.** Everything on the battle table is public (builds, HP, mana, VP,
    unluck, areas, the attack in progress and the chip bag), so the only hidden things
@@ -58,6 +60,7 @@ from rules.observe import Observation, observe
 from rules.state import GameState, Phase, SeatState
 
 from .normal import NormalPlayer, R, Reason
+from .planner import PlanningPlayer
 
 SEARCHED = ("turn", "skills", "targets", "defense", "unluck", "draw", "counter")
 
@@ -278,7 +281,7 @@ class HardPlayer:
         self.sims = sims
         self.horizon = horizon
         self._rng = random.Random(seed)
-        self._normal = NormalPlayer(self.cards, seed)
+        self._normal = PlanningPlayer(self.cards, seed)
         self._base: dict = {}
         self.last_search: Optional[dict] = None   # figures of the last search (bench, tests)
 

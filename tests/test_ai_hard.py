@@ -193,7 +193,7 @@ def test_hard_reasons_in_both_languages(cards):
     reasons = []
     play(cards, seats, 4, reasons=reasons)
     keys = {r.key for r in reasons}
-    assert {"draft", "confirm"} <= keys and keys & {"attack", "draw", "stop", "move"}
+    assert {"draft_plan", "confirm_plan"} <= keys and keys & {"attack", "draw", "stop", "move"}
     assert any(r.get("sims") for r in reasons)
     for r in reasons:
         ja, en = reason_text(r, cards, "ja"), reason_text(r, cards, "en")
