@@ -39,7 +39,11 @@ EFFECT_KINDS: tuple[str, ...] = (
     "fixed_draws",       # draw exactly `count` chips, no continuation
     "counter_block",     # the targets of this attack cannot counter
 )
+# The repository's top-level cards.toml (a checkout or an editable install); an installed
+# wheel carries a copy inside the package (setup.py).
 DEFAULT_CARDS_PATH = Path(__file__).resolve().parent.parent / "cards.toml"
+if not DEFAULT_CARDS_PATH.exists():
+    DEFAULT_CARDS_PATH = Path(__file__).resolve().parent / "cards.toml"
 
 
 class CardDataError(Exception):
