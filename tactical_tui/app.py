@@ -301,7 +301,9 @@ class TacticalApp(App):
         problem = self.table.save_problem if self.table else None
         if problem and problem != getattr(self, "_warned", None):
             self._warned = problem
-            self.notify(t("save.warn", self.lang, problem=problem), severity="warning", timeout=10)
+            from .text import os_error_text
+            where = f"{self.table.save_path}: {os_error_text(self.table.save_error, self.lang)}"
+            self.notify(t("save.warn", self.lang, problem=where), severity="warning", timeout=10)
 
     def action_undo(self) -> None:
         """Back to your previous decision (games with one human seat)."""
@@ -325,7 +327,8 @@ class TacticalApp(App):
         try:
             write_atomic(path, to_json(self.table.save_data()))
         except OSError as exc:
-            self.notify(t("save.warn", self.lang, problem=f"{path}: {exc.strerror or exc}"),
+            from .text import os_error_text
+            self.notify(t("save.warn", self.lang, problem=f"{path}: {os_error_text(exc, self.lang)}"),
                         severity="warning")
             return
         self.notify(t("replay.saved", self.lang, path=str(path)), timeout=10)

@@ -44,6 +44,9 @@ class SaveError(Exception):
         if self.code == "bad_action" and lang != "en":
             from .text import refusal_params
             params.update(refusal_params(cards, {"action": params["action"]}, lang))
+        if "os_error" in params:
+            from .text import os_error_text
+            params["detail"] = os_error_text(params["os_error"], lang)  # type: ignore[arg-type]
         if self.refusal is not None:
             if lang == "en" or cards is None:
                 params["reason"] = self.refusal.reason
@@ -222,7 +225,7 @@ def read(path: Path) -> SaveData:
     except SaveError:
         raise
     except OSError as exc:
-        raise SaveError(path, "unreadable", detail=exc.strerror or exc) from None
+        raise SaveError(path, "unreadable", detail=exc.strerror or exc, os_error=exc) from None
     if not data.strip():
         raise SaveError(path, "empty")
     try:

@@ -49,7 +49,8 @@ class GameTable:
     listeners: list[Callable[[list[LogEntry]], None]] = field(init=False, factory=list)
     save_path: Optional[Path] = None          # autosave here after every action
     lang: str = "en"
-    save_problem: Optional[str] = field(init=False, default=None)
+    save_problem: Optional[str] = field(init=False, default=None)   # English, for logs
+    save_error: Optional[OSError] = field(init=False, default=None)  # its cause
 
     def __attrs_post_init__(self) -> None:
         if len(self.seats) != self.config.players:
@@ -79,7 +80,9 @@ class GameTable:
             write_atomic(self.save_path, to_json(self.save_data()))
             self.save_problem = None
         except OSError as exc:
-            self.save_problem = f"{self.save_path}: {exc.strerror or exc}"
+            from .text import os_error_text
+            self.save_error = exc
+            self.save_problem = f"{self.save_path}: {os_error_text(exc, 'en')}"
 
     @classmethod
     def from_save(cls, data, cards: CardSet, source: str, save_path: Optional[Path] = None

@@ -5,6 +5,7 @@ The rules core yields typed events; this module turns them into one line each.
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import Callable, Mapping
 
@@ -447,6 +448,32 @@ _RANGE = {"ja": {"short": "近距離", "mid": "中距離", "long": "遠距離"},
 class _Missing(dict):
     def __missing__(self, key: str) -> str:
         return "?"
+
+
+# Operating-system errors met when reading or writing files (saves, replays), by errno, in
+# the player's language; any other error shows the system's own (English) text.
+_OS_ERRORS: dict[int, tuple[str, str]] = {
+    code: pair for name, pair in {
+        "EACCES": ("アクセスが許可されていません", "permission denied"),
+        "EPERM": ("アクセスが許可されていません", "permission denied"),
+        "ENOSPC": ("ディスクの空き容量がありません", "no space left on the disk"),
+        "EDQUOT": ("ディスク使用量の上限に達しています", "disk quota exceeded"),
+        "EROFS": ("読み取り専用のファイルシステムです", "read-only file system"),
+        "ENOENT": ("ファイルまたはフォルダがありません", "no such file or folder"),
+        "ENOTDIR": ("パスの途中がフォルダではありません", "a part of the path is not a folder"),
+        "EISDIR": ("ファイルではなくフォルダです", "it is a folder, not a file"),
+        "ENAMETOOLONG": ("名前が長すぎます", "the name is too long"),
+        "EIO": ("読み書きに失敗しました（入出力エラー）", "input/output error"),
+    }.items() if (code := getattr(errno, name, None)) is not None
+}
+
+
+def os_error_text(exc: BaseException, lang: str) -> str:
+    """An OSError's cause in `lang` (the system's own text for an errno not listed)."""
+    pair = _OS_ERRORS.get(getattr(exc, "errno", None))  # type: ignore[arg-type]
+    if pair is not None:
+        return pair[0 if lang == "ja" else 1]
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 def refusal_params(cards: CardSet, params: Mapping[str, object], lang: str) -> dict[str, object]:

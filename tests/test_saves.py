@@ -349,3 +349,27 @@ def test_save_with_an_illegal_action_names_the_refusal_in_japanese(tmp_path):
     assert err.value.code == "bad_action" and "1番目の行動（カードの選択）を適用できません: " in ja
     assert "not legal" not in ja and "cannot" not in ja
     assert "action 1 (Pick) does not apply" in str(err.value)
+
+
+def test_file_system_errors_read_in_the_players_language(tmp_path):
+    """A save that cannot be written or read names the cause in Japanese or English, not
+    only in the operating system's English."""
+    import errno as errno_
+    from tactical_tui.text import os_error_text
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    table = GameTable(Config(players=3), (SeatSetup(True),) + (SeatSetup(False),) * 2, 1,
+                      save_path=blocker / "sub" / "current.json")
+    drive(table, 2)
+    assert table.save_error is not None and table.save_error.errno == errno_.ENOTDIR
+    assert os_error_text(table.save_error, "ja") == "パスの途中がフォルダではありません"
+    assert "a part of the path is not a folder" in table.save_problem
+    with pytest.raises(SaveError) as info:
+        read(blocker / "current.json")
+    assert "パスの途中がフォルダではありません" in info.value.text("ja")
+    assert "a part of the path is not a folder" in info.value.text("en")
+    denied = PermissionError(errno_.EACCES, "Permission denied")
+    assert os_error_text(denied, "ja") == "アクセスが許可されていません"
+    assert os_error_text(denied, "en") == "permission denied"
+    odd = OSError(errno_.EAGAIN, "Resource temporarily unavailable")
+    assert os_error_text(odd, "ja") == "Resource temporarily unavailable"
