@@ -58,10 +58,13 @@ class SaveError(Exception):
 
 
 # Every problem a save file can have, in Japanese and English. `detail` is the parser's
-# own words (JSON position, the field a converter rejected).
+# own words (English: what a converter rejected and where); the JSON position is shown in
+# both languages.
 SAVE_PROBLEMS: dict[str, dict[str, str]] = {
-    "invalid_json": {"en": "not a save file (invalid JSON: {detail})",
-                     "ja": "保存ファイルではありません（JSONとして読めません: {detail}）"},
+    "invalid_json": {"en": "not a save file (invalid JSON: {detail}: line {line} column {col})",
+                     "ja": "保存ファイルではありません（JSONとして読めません: {line}行{col}列目）"},
+    "too_deep": {"en": "not a save file (nested too deeply)",
+                 "ja": "保存ファイルではありません（入れ子が深すぎます）"},
     "not_object": {"en": "not a save file (expected a JSON object)",
                    "ja": "保存ファイルではありません（JSONのオブジェクトではありません）"},
     "no_format": {"en": "not a save file (no format version)",
@@ -169,8 +172,11 @@ def parse(text: str, source: str) -> SaveData:
     """Parse a save file's text. Raises SaveError with the file and the problem."""
     try:
         raw = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise SaveError(source, "invalid_json", detail=str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise SaveError(source, "invalid_json", detail=exc.msg, line=exc.lineno,
+                        col=exc.colno) from None
+    except RecursionError:
+        raise SaveError(source, "too_deep") from None
     if not isinstance(raw, dict):
         raise SaveError(source, "not_object")
     fmt = raw.get("format")

@@ -373,3 +373,17 @@ def test_file_system_errors_read_in_the_players_language(tmp_path):
     assert os_error_text(denied, "en") == "permission denied"
     odd = OSError(errno_.EAGAIN, "Resource temporarily unavailable")
     assert os_error_text(odd, "ja") == "Resource temporarily unavailable"
+
+
+def test_invalid_json_names_the_position_in_both_languages(tmp_path):
+    path = tmp_path / "save.json"
+    path.write_text('{"format": 1,\n  "seed": }', encoding="utf-8")
+    with pytest.raises(SaveError) as err:
+        read(path)
+    assert err.value.code == "invalid_json"
+    assert err.value.text("ja").endswith("（JSONとして読めません: 2行11列目）")
+    assert "line 2 column 11" in err.value.text("en")
+    path.write_bytes(b"[" * 100000 + b"]" * 100000)
+    with pytest.raises(SaveError) as err:
+        read(path)
+    assert err.value.code == "too_deep" and "入れ子" in err.value.text("ja")
