@@ -8,7 +8,7 @@ skill whose requirements the final stats meet). A card equipped but not working 
 only in "idle cards".
 
 `build_value` is the logistic model `BUILD_WEIGHTS` over those features: the chance that
-a seat with this build wins a 4-player game of normal players, fitted by
+a seat with this build wins a game of normal players, fitted per player count by
 `bench/fit_hard_build.py` on normal self-play (the builds every seat revealed, and who
 won). Features without a weight (a card added to `cards.toml` after the fit) count 0.
 """
@@ -16,7 +16,7 @@ won). Features without a weight (a card added to `cards.toml` after the fit) cou
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Optional
 
 from rules.build import final_stats
 from rules.cards import STATS, CardSet
@@ -80,14 +80,22 @@ def build_features(cards: CardSet, race: str, equipped: Iterable[str]) -> dict[s
     return f
 
 
+def weights_for(players: int) -> dict[str, float]:
+    """The fitted weights for a player count (the 4-player fit where none was made)."""
+    return BUILD_WEIGHTS.get(players) or BUILD_WEIGHTS[4]
+
+
 def build_logit(cards: CardSet, race: str, equipped: Iterable[str],
-                weights: dict[str, float] = BUILD_WEIGHTS) -> float:
+                weights: Optional[dict[str, float]] = None, players: int = 4) -> float:
+    """The model's log-odds to win with this build (`weights`, or those fitted for
+    `players`)."""
+    w = weights_for(players) if weights is None else weights
     f = build_features(cards, race, equipped)
-    return weights.get("bias", 0.0) + sum(weights.get(k, 0.0) * v for k, v in f.items())
+    return w.get("bias", 0.0) + sum(w.get(k, 0.0) * v for k, v in f.items())
 
 
 def build_value(cards: CardSet, race: str, equipped: Iterable[str],
-                weights: dict[str, float] = BUILD_WEIGHTS) -> float:
+                weights: Optional[dict[str, float]] = None, players: int = 4) -> float:
     """The model's chance to win with this build (0..1)."""
-    z = build_logit(cards, race, equipped, weights)
+    z = build_logit(cards, race, equipped, weights, players)
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))

@@ -21,7 +21,7 @@ player searches, with the normal player's choice as the default:
    over `features`: own VP and the best other seat's, the HP and low flag of every
    seat — which decide who can take the next VP from whom —, own mana and unluck, how
    soon this seat's turn comes, and how many seats can attack it and it can attack from
-   where they stand). Player counts without a model use the VP-only table `WIN_RATE`.
+   where they stand), fitted for each player count (3, 4, 5).
 4. **Choice.** Candidates are sampled in rounds with *common random numbers*: in round k
    every candidate gets the same sampled RNG state, and the same one again at the start
    of every later turn of its simulation (so the same chips come out of the same bag
@@ -63,29 +63,6 @@ from .normal import NormalPlayer, R, Reason
 from .planner import PlanningPlayer
 
 SEARCHED = ("turn", "skills", "targets", "defense", "unluck", "draw", "counter")
-
-# Win rate of a seat of normal players at the end of a battle round, by its VP (row) and
-# the best other seat's VP (column), for 3, 4 and 5 players: measured on 1,500 games of
-# normal self-play each (seeds 10000-11499, every seat at every round end), two thin cells
-# smoothed to keep the table monotone (4 players: 2-0 and 3-0; 5 players: 4-0).
-WIN_RATE = {
-    3: ((0.22, 0.17, 0.12, 0.10, 0.02),
-        (0.64, 0.43, 0.24, 0.18, 0.08),
-        (0.68, 0.59, 0.44, 0.23, 0.13),
-        (0.78, 0.65, 0.62, 0.44, 0.24),
-        (0.94, 0.84, 0.78, 0.69, 0.44)),
-    4: ((0.25, 0.18, 0.12, 0.07, 0.02),
-        (0.44, 0.32, 0.21, 0.12, 0.06),
-        (0.71, 0.48, 0.35, 0.24, 0.12),
-        (0.71, 0.65, 0.50, 0.40, 0.27),
-        (0.89, 0.84, 0.72, 0.53, 0.40)),
-    5: ((0.20, 0.15, 0.10, 0.06, 0.03),
-        (0.31, 0.29, 0.20, 0.11, 0.05),
-        (0.45, 0.39, 0.30, 0.21, 0.09),
-        (0.65, 0.63, 0.47, 0.37, 0.26),
-        (0.90, 0.70, 0.69, 0.48, 0.36)),
-}
-
 
 # The leaf value's features (`features`), from one seat's point of view, for the logistic
 # model `VALUE` (fitted by bench/fit_hard_value.py). A knocked-out seat counts as at full
@@ -175,15 +152,22 @@ def features(state: GameState, me: int) -> tuple:
 
 
 # The leaf value: logistic-model weights (bias, then one per `FEATURES` entry) of a seat's
-# chance to win a game of normal players from a battle turn start, for 4 players: fitted
-# by bench/fit_hard_value.py (Newton's method, L2 penalty 1) on 1,500 games of normal
-# self-play (seeds 20000-21499, every seat at every turn start: 74,076 samples). On the
-# last 20 % of those games held out: log loss 0.489 and Brier score 0.160, against 0.501
-# and 0.164 for the VP-only table `WIN_RATE`.
+# chance to win a game of normal players from a battle turn start, for 3, 4 and 5 players:
+# fitted by bench/fit_hard_value.py (Newton's method, L2 penalty 1) on 1,500 games of
+# normal self-play each (seeds 20000-21499, every seat at every turn start). On the last
+# 20 % of those games held out, log loss against a table of the win rate by own VP and
+# the best other seat's: 3 players 0.464 vs 0.479, 4 players 0.489 vs 0.501, 5 players
+# 0.431 vs 0.440.
 VALUE = {
+    3: (-0.607, 1.591, 2.295, 3.161, 4.157, -0.684, -1.433, -2.000, -2.853, -0.222,
+        -0.044, -0.253, 0.257, 0.018, 0.425, -0.031, 0.137, -0.134, 0.055, 0.091, -0.043,
+        -1.242, -0.276, 0.206),
     4: (-1.033, 0.430, 1.254, 2.143, 2.837, -0.273, -0.597, -1.144, -1.568, -0.182,
         0.038, 0.006, 0.366, 0.040, 0.198, -0.042, -0.111, -0.141, 0.013, 0.042, 0.061,
         -0.952, -0.050, 0.168),
+    5: (-1.288, 0.514, 1.301, 2.214, 2.957, -0.333, -0.637, -1.110, -1.563, -0.136,
+        0.033, 0.020, 0.366, 0.051, 0.152, 0.003, 0.013, -0.023, -0.025, 0.002, 0.066,
+        -1.077, -0.023, 0.146),
 }
 
 
@@ -436,18 +420,10 @@ class HardPlayer:
     @staticmethod
     def _value(state: GameState, me: int) -> float:
         """Win share (finished game), or the chance to win that the fitted model `VALUE`
-        gives this seat from the public facts (`features`) when the horizon is reached
-        (the VP table `WIN_RATE` for a player count without a model)."""
-        seats = state.seats
+        gives this seat from the public facts (`features`) when the horizon is reached."""
         if state.phase == Phase.OVER:
             return 1 / len(state.winners) if me in state.winners else 0.0
-        n = len(seats)
-        w = VALUE.get(n)
-        if w is None:
-            mine = seats[me].vp
-            best = max(s.vp for i, s in enumerate(seats) if i != me)
-            table = WIN_RATE.get(n, WIN_RATE[4])
-            return table[min(mine, 4)][min(best, 4)]
+        w = VALUE[len(state.seats)]
         z = w[0]
         for c, f in zip(w[1:], features(state, me)):
             z += c * f

@@ -18,8 +18,8 @@ candidates, and `_win(owned)` is that build's modelled chance to win.
   normal player does (§5-3: equal top bids all drop out).
 - **Build**: the best build by the model.
 
-Battle decisions, payments, 《競売》 and 《鑑定》 stay the normal player's. The model was
-fitted on 4-player games; at 3 and 5 seats the same weights rank the builds.
+Battle decisions, payments, 《競売》 and 《鑑定》 stay the normal player's. The model is
+the one fitted for the game's player count (`ai.buildvalue.weights_for`).
 """
 
 from __future__ import annotations
@@ -37,10 +37,6 @@ def _sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def _model_score(cards, race, equipped) -> float:
-    return build_logit(cards, race, equipped)
-
-
 class PlanningPlayer(NormalPlayer):
     """The normal player with draft, bids and build planned by the build value model."""
 
@@ -52,14 +48,16 @@ class PlanningPlayer(NormalPlayer):
         """(logit, race, equipped, materialized) of the best build of `owned` by the
         model, for the seat's race candidates; memoised."""
         me = self._me(obs)
-        key = ("model", tuple(sorted(owned)), me.race_candidates)
+        players = obs.config.players
+        key = ("model", players, tuple(sorted(owned)), me.race_candidates)
         out = self._build_cache.get(key)
         if out is None:
             if len(self._build_cache) > 5000:
                 self._build_cache.clear()
             bonus = self.cards.guild(me.guild).material_bonus
-            out = self._build_cache[key] = best_build(self.cards, me.race_candidates, key[1],
-                                                     bonus, _model_score)
+            out = self._build_cache[key] = best_build(
+                self.cards, me.race_candidates, key[2], bonus,
+                lambda cards, race, equipped: build_logit(cards, race, equipped, players=players))
         return out
 
     def _win(self, obs, owned: tuple[str, ...]) -> float:

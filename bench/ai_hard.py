@@ -1,7 +1,7 @@
 """The hard player's targets (AI issue), measured: hard vs 3 normal, seats rotated.
 
     python bench/ai_hard.py [--games 100] [--budget 0.5] [--players 4] [--seed 0] [--jobs 1]
-                            [--baseline] [--sims N] [--set NAME=VALUE ...]
+                            [--baseline] [--sims N] [--set NAME=VALUE ...] [--planner]
 
 Prints hard's win rate with its 95 % (Wilson) interval against the fair share (and, with
 `--baseline`, against a normal player in the same seat of the same seeds), and the
@@ -13,7 +13,9 @@ one game per free core (`--jobs` above the free cores inflates them).
 `--sims N` caps the hard player's search at N rounds of simulations per decision and
 turns its clock off: the results then do not depend on the machine's speed or load
 (for tuning; the time figures are then not against a budget). `--set horizon=2` (or
-MARGIN, Z, ...) sets an attribute of the hard player, for tuning.
+MARGIN, Z, ...) sets an attribute of the hard player, for tuning. `--planner` puts the
+hard player's planning alone in its seat (`ai.planner.PlanningPlayer`: draft, bids and
+build by the learned build value, every battle decision the normal player's, no search).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import make_player  # noqa: E402
 from ai.hard import HardPlayer  # noqa: E402
+from ai.planner import PlanningPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
 from tactical_tui.simulate import rotations, wilson  # noqa: E402
@@ -44,7 +47,8 @@ def play(args):
     if _CARDS is None:
         _CARDS = default_cards()
     cards = _CARDS
-    players = [make_player(lv, seed * 101 + i, cards, budget=budget)
+    players = [PlanningPlayer(cards, seed * 101 + i) if lv == "planner"
+               else make_player(lv, seed * 101 + i, cards, budget=budget)
                if lv != "hard" or cap is None else HardPlayer(cards, seed * 101 + i, None, cap)
                for i, lv in enumerate(levels)]
     for p in players:
@@ -59,14 +63,14 @@ def play(args):
         t = time.perf_counter()
         action = players[s].choose(obs, obs.legal)
         dt = time.perf_counter() - t
-        if levels[s] == "hard":
+        if levels[s] in ("hard", "planner"):
             every.append(dt)
-            info = players[s].last_search
+            info = getattr(players[s], "last_search", None)
             if info is not None:
                 searched.append(dt)
                 sims.append((info["sims"], info["rounds"]))
         state, _ = apply(state, action)
-    me = focus[0] if focus else levels.index("hard")
+    me = focus[0] if focus else next(i for i, lv in enumerate(levels) if lv != "normal")
     share = sum(1 / len(state.winners) for w in state.winners if w == me)
     return share, searched, every, sims
 
@@ -87,10 +91,12 @@ def main():
                    help="cap hard's search at this many rounds per decision, no clock")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="set a hard player attribute for tuning (horizon, MARGIN, Z, ...)")
+    p.add_argument("--planner", action="store_true",
+                   help="the planner alone (no battle search) in hard's seat")
     p.add_argument("--baseline", action="store_true",
                    help="also play the same seeds with a normal player in hard's seat")
     args = p.parse_args()
-    seats = ("hard",) + ("normal",) * (args.players - 1)
+    seats = ("planner" if args.planner else "hard",) + ("normal",) * (args.players - 1)
     tune = tuple((k, float(v)) for k, v in (x.split("=", 1) for x in args.set))
     work = [(lv, args.seed + g, args.budget, args.sims, tune)
             for g, lv in enumerate(rotations(seats, args.games))]
@@ -118,15 +124,15 @@ def main():
     lo, hi = wilson(wins, n)
     limit = args.budget * 1.1
     over = sum(1 for t in searched if t > limit)
-    print(f"hard + {args.players - 1} normal, {n} games (seats rotated, seeds {args.seed}.."
+    print(f"{seats[0]} + {args.players - 1} normal, {n} games (seats rotated, seeds {args.seed}.."
           f"{args.seed + n - 1}), "
           + (f"sims {args.sims} (no clock)" if args.sims else f"budget {args.budget:.3f} s")
           + "".join(f", {k}={v:g}" for k, v in tune)
           + f", jobs {args.jobs}, wall {wall:.0f} s")
-    print(f"hard wins {wins:.1f}/{n} = {wins / n:.1%} (95 % CI {lo:.1%}–{hi:.1%}); "
+    print(f"{seats[0]} wins {wins:.1f}/{n} = {wins / n:.1%} (95 % CI {lo:.1%}–{hi:.1%}); "
           f"fair share {1 / args.players:.1%}")
     if args.baseline:
-        base = sum(play((tuple("normal" for _ in lv), seed, budget, cap, (), lv.index("hard")))[0]
+        base = sum(play((tuple("normal" for _ in lv), seed, budget, cap, (), lv.index(seats[0])))[0]
                    for lv, seed, budget, cap, _ in work)
         blo, bhi = wilson(base, n)
         print(f"baseline: normal in hard's seat, same seeds: {base:.1f}/{n} = {base / n:.1%} "

@@ -1,8 +1,9 @@
 """Fit the hard player's build value (`ai.build_weights.BUILD_WEIGHTS`): a logistic model
-of a seat's chance to win a 4-player game of normal players from its revealed build.
+of a seat's chance to win a game of normal players (one model per player count) from its
+revealed build.
 
-    python bench/fit_hard_build.py [--games 12000] [--seed 40000] [--jobs 2] [--l2 3]
-                                   [--write]
+    python bench/fit_hard_build.py [--games 16000] [--players 4] [--seed 40000] [--jobs 2]
+                                   [--l2 10] [--cache FILE] [--write]
 
 Plays `--games` games of normal self-play (seeds `seed`..), and when the battle starts
 records every seat's race and equipped cards and whether it went on to win (a share 1/k
@@ -11,7 +12,8 @@ Newton's method with an L2 penalty (`--l2`, not on the bias) on the first 80 % o
 games. Printed: the log loss on the other 20 % against the base rate and against a
 logistic fit of the normal player's own `build_score`, then how often the model and
 `build_score` rank the winner first. With `--write` the model refitted on all games is
-written to `ai/build_weights.py`. Needs numpy (`pip install numpy`; only this script).
+written to `ai/build_weights.py` for this player count (the other counts are kept).
+Needs numpy: `pip install -e .[bench]` (only this script does).
 """
 
 from __future__ import annotations
@@ -106,12 +108,13 @@ def top_hits(scores, games, offset):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=12000)
+    ap.add_argument("--games", type=int, default=16000)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--seed", type=int, default=40000)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--l2", type=float, default=3.0)
-    ap.add_argument("--cache", default=None, help="pickle file to keep/reuse the games in")
+    ap.add_argument("--l2", type=float, default=10.0)
+    ap.add_argument("--cache", default=None,
+                    help="a pickle file to keep the games in, and to reuse them from if it exists")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     cards = default_cards()
@@ -149,18 +152,32 @@ def main():
         xa, names = matrix(cards, train + test)
         ya = np.array([s[2] for s in train + test])
         wa = fit(xa, ya, args.l2)
-        lines = ['"""Weights of `ai.buildvalue.build_value`, written by bench/fit_hard_build.py',
-                 f"({args.players} players, {len(games)} games of normal self-play, seeds "
-                 f"{args.seed}.., L2 {args.l2:g}).\"\"\"", "",
-                 "BUILD_WEIGHTS: dict[str, float] = {",
-                 f"    {'bias'!r}: {wa[0]:.4f},"]
-        lines += [f"    {k!r}: {v:.4f}," for k, v in zip(names, wa[1:]) if abs(v) >= 5e-5]
-        lines.append("}")
-        (ROOT / "ai" / "build_weights.py").write_text("\n".join(lines) + "\n")
-        print("written: ai/build_weights.py")
+        write(args, len(games), {"bias": float(wa[0]),
+                                 **{k: float(v) for k, v in zip(names, wa[1:])}})
         order = sorted(zip(names, wa[1:]), key=lambda t: t[1])
         print("  lowest:", ", ".join(f"{k} {v:+.2f}" for k, v in order[:8]))
         print("  highest:", ", ".join(f"{k} {v:+.2f}" for k, v in order[-8:]))
+
+
+def write(args, games, weights):
+    """Replace this player count's weights in ai/build_weights.py, keep the others."""
+    from ai.build_weights import BUILD_WEIGHTS
+    import ai.build_weights as module
+    doc = module.__doc__.strip().splitlines()
+    head = [line for line in doc if not line.startswith(f"{args.players} players:")]
+    head.append(f"{args.players} players: {games} games of normal self-play, seeds "
+                f"{args.seed}.., L2 {args.l2:g}.")
+    table = dict(BUILD_WEIGHTS)
+    table[args.players] = {k: v for k, v in weights.items() if k == "bias" or abs(v) >= 5e-5}
+    lines = ['"""' + "\n".join(head[:1]), *head[1:], '"""', "",
+             "BUILD_WEIGHTS: dict[int, dict[str, float]] = {"]
+    for n in sorted(table):
+        lines.append(f"    {n}: {{")
+        lines += [f"        {k!r}: {v:.4f}," for k, v in table[n].items()]
+        lines.append("    },")
+    lines.append("}")
+    (ROOT / "ai" / "build_weights.py").write_text("\n".join(lines) + "\n")
+    print("written: ai/build_weights.py")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ battle turn (the moment the hard player's simulations stop at) records, for ever
 the features of `ai.hard.features` and whether that seat went on to win (a share 1/k for
 k winners). The samples are grouped by their (discrete) feature vectors and the logistic
 model fitted by Newton's method (L2 penalty `--l2`) on the first 80 % of the games; the
-log loss and Brier score on the other 20 % are printed against the VP-only table
-(`ai.hard.WIN_RATE`), then the model refitted on all games is printed, ready to paste.
+log loss and Brier score on the other 20 % are printed against a VP-only table (the win
+rate by own VP and the best other seat's, both capped at 4, measured on the same 80 %),
+then the model refitted on all games is printed, ready to paste into `ai.hard.VALUE`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai.hard import FEATURES, WIN_RATE, features  # noqa: E402
+from ai.hard import FEATURES, features  # noqa: E402
 from ai.normal import NormalPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
@@ -143,7 +144,16 @@ def main():
     train = grouped(games[:cut])
     test = [s for g in games[cut:] for s in g]
     w = fit(train, args.l2)
-    table = WIN_RATE.get(args.players, WIN_RATE[4])
+    table = defaultdict(lambda: [0, 0.0])
+    for g in games[:cut]:
+        for _, y, (mine, best) in g:
+            cell = table[min(mine, 4), min(best, 4)]
+            cell[0] += 1
+            cell[1] += y
+
+    def vp_table(_f, vp):
+        n, won = table.get((min(vp[0], 4), min(vp[1], 4)), (0, 0.0))
+        return (won + 1 / args.players) / (n + 1)
 
     def model(f, _vp):
         z = w[0] + sum(a * b for a, b in zip(w[1:], f))
@@ -152,8 +162,7 @@ def main():
     print(f"{args.players} players, {args.games} games of normal self-play (seeds "
           f"{args.seed}..{args.seed + args.games - 1}), "
           f"{sum(len(g) for g in games)} samples; test: the last 20 % of the games")
-    print("  VP table: log loss %.4f, Brier %.4f" % score(
-        test, lambda f, vp: table[min(vp[0], 4)][min(vp[1], 4)]))
+    print("  VP table: log loss %.4f, Brier %.4f" % score(test, vp_table))
     print("  model:    log loss %.4f, Brier %.4f" % score(test, model))
     w = fit(grouped(games), args.l2)
     print("refitted on all games:")

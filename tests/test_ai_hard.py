@@ -208,18 +208,19 @@ def test_single_legal_action_is_returned_at_once(cards):
     assert action == obs.legal[0] and reason.key == "only" and hard.last_search is None
 
 
-def test_leaf_value_model(cards):
-    """The fitted leaf value: one weight per feature (and a bias) for 4 players; a win
-    probability; more VP of one's own is worth more, more of the best other's less."""
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_leaf_value_model(cards, players):
+    """The fitted leaf value: one weight per feature (and a bias) for each player count; a
+    win probability; more VP of one's own is worth more, more of the best other's less."""
     from ai.hard import FEATURES, VALUE, features
-    assert len(VALUE[4]) == len(FEATURES) + 1
-    state, seat = battle_position(cards, players=4, skip=5)
+    assert len(VALUE[players]) == len(FEATURES) + 1
+    state, seat = battle_position(cards, players=players, skip=5)
     assert len(features(state, seat)) == len(FEATURES)
-    other = (seat + 1) % 4
+    other = (seat + 1) % players
 
     def value(mine, theirs):
         s = state.with_seat(seat, vp=mine).with_seat(other, vp=theirs)
-        for i in range(4):
+        for i in range(players):
             if i not in (seat, other):
                 s = s.with_seat(i, vp=0)
         return HardPlayer._value(s, seat)
