@@ -11,11 +11,13 @@ candidates, and `_win(owned)` is that build's modelled chance to win.
   seat might fight with (its attack cards, or while it has none, each visible bid target
   in turn), plus a small share (`BID_WEIGHT`) of its bid value (`draft_value`'s "bid"
   term) — the model knows nothing of bidding.
-- **Bids**: a target is worth the gain in `_win` if won; the planner bids on the target
-  with the largest gain once it reaches `LOW`, with a card of value 5 when another seat
-  has bid on it too or the gain reaches `HIGH` (else 3), and as payment the card whose
-  loss costs the build least. A second bid of 3 hedges a contested target, as the
-  normal player does (§5-3: equal top bids all drop out).
+- **Bids**: a target is worth the gain in `_win` if won, counted at `CONTESTED` per
+  other seat's face-down bid on it (up to two: §5-3, equal top bids all drop out, so
+  seats chasing one target often all lose it — without this, four planners at one table
+  left 13 % of their seats unarmed). The planner bids on the best target once its gain
+  reaches `LOW`, with a card of value 5 when another seat has bid on it too or the gain
+  reaches `HIGH` (else 3), and as payment the card whose loss costs the build least. A
+  second bid of 3 hedges a contested target, as the normal player does.
 - **Build**: the best build by the model.
 
 Battle decisions, payments, 《競売》 and 《鑑定》 stay the normal player's. The model is
@@ -43,6 +45,7 @@ class PlanningPlayer(NormalPlayer):
     LOW = 0.02          # bid when winning the target adds this much chance to win ...
     HIGH = 0.06         # ... and with a 5 from this much (or when the target is contested)
     BID_WEIGHT = 0.02   # draft: chance to win per unit of `draft_value`'s bid term
+    CONTESTED = 0.6     # bids: a target's gain counts this much per rival bid on it (≤ 2)
 
     def _best(self, obs, owned: tuple[str, ...]):
         """(logit, race, equipped, materialized) of the best build of `owned` by the
@@ -102,7 +105,12 @@ class PlanningPlayer(NormalPlayer):
         rivals = {t: sum(1 for s in obs.seats if s.seat != obs.seat for x in s.face_down_bids
                          if x == t) for t in obs.targets}
         gains = {t: self._win(obs, hand + (t,)) - now for t in obs.targets}
-        for t in sorted(obs.targets, key=lambda t: (-gains[t], t)):
+        def expected(t: str) -> float:
+            # equal top bids all drop out (§5-3): a target other seats already bid on is
+            # worth less, the more of them there are
+            return gains[t] * self.CONTESTED ** min(rivals[t], 2)
+
+        for t in sorted(obs.targets, key=lambda t: (-expected(t), t)):
             gain = gains[t]
             if gain < self.LOW:
                 break
