@@ -78,7 +78,7 @@ class GameTable:
         from .saves import to_json, write_atomic
         try:
             write_atomic(self.save_path, to_json(self.save_data()))
-            self.save_problem = None
+            self.save_problem = self.save_error = None
         except OSError as exc:
             from .text import os_error_text
             self.save_error = exc
