@@ -81,8 +81,8 @@ def build_features(cards: CardSet, race: str, equipped: Iterable[str]) -> dict[s
 
 
 def weights_for(players: int) -> dict[str, float]:
-    """The fitted weights for a player count (the 4-player fit where none was made)."""
-    return BUILD_WEIGHTS.get(players) or BUILD_WEIGHTS[4]
+    """The fitted weights for a player count (3, 4 or 5: each has its own fit)."""
+    return BUILD_WEIGHTS[players]
 
 
 def build_logit(cards: CardSet, race: str, equipped: Iterable[str],
