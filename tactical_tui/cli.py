@@ -51,6 +51,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="only this kind (repeatable): race, guild, family, defense, attack")
     c.add_argument("--initial", action="store_true", help="only the initial set (no star)")
     c.add_argument("--cards", default=None, dest="sub_cards", help="card data file")
+    c.add_argument("--summary", action="store_true",
+                   help="print the generated count tables of docs/CARDS.md (Markdown)")
+    cw = c.add_mutually_exclusive_group()
+    cw.add_argument("--write", default=None, metavar="FILE",
+                    help="with --summary: rewrite the generated blocks of FILE in place")
+    cw.add_argument("--check", default=None, metavar="FILE",
+                    help="with --summary: exit 1 if the generated blocks of FILE differ from the data")
     k = sub.add_parser("check", help="run rule scenario files (docs/scenarios.md)",
                        description="Run rule scenarios: one line per scenario, a diff for each "
                                    "failure, then 'N passed, M failed'. Exit 1 if any failed.")
@@ -95,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "cards":
             from .cards_cmd import print_cards
             lang = args.sub_lang or lang
+            if args.summary or args.write or args.check:
+                from .cards_summary import summary_cli
+                return summary_cli(load_cards(args.sub_cards or args.cards), lang,
+                                   write=args.write, check=args.check)
             print_cards(load_cards(args.sub_cards or args.cards), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
