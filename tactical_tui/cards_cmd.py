@@ -52,7 +52,7 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
     if "guild" in types:
         t = Table(title=h("guild", lang))
         for col in ("no", "name", "trait"):
-            t.add_column(h(col, lang))
+            t.add_column(h(col, lang), overflow="fold" if col == "trait" else "ellipsis")
         for g in sorted(cards.guilds, key=lambda g: g.number):
             t.add_row(str(g.number), g.name.get(lang),
                       f"《{g.trait.name.get(lang)}》 " + h("trait." + g.trait.kind, lang, n=g.trait.amount))

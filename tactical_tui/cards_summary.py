@@ -37,7 +37,8 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
-from rules.cards import EFFECT_KINDS, PARTS, RANGES, STATS, AttackCard, CardSet, DefenseCard, Skill, Text
+from rules.cards import (EFFECT_KINDS, PARTS, RANGES, STATS, AttackCard, CardSet, DefenseCard,
+                         Skill, Stats, Text)
 
 from .cardtext import STAT_NAMES
 
@@ -118,10 +119,11 @@ def span(values: Iterable[int]) -> str:
     return ", ".join(str(v) for v in vs)
 
 
-def _split(items: Iterable, is_star: Callable) -> tuple[int, int]:
+def _split(pairs: Iterable[tuple[DefenseCard | AttackCard, int]]) -> tuple[int, int]:
+    """(initial, standard) sums of (card, number) pairs."""
     ini = std = 0
-    for item, n in items:
-        if is_star(item):
+    for card, n in pairs:
+        if card.star:
             std += n
         else:
             ini += n
@@ -133,7 +135,7 @@ def _copies(cards: Iterable[DefenseCard | AttackCard]) -> list:
 
 
 def _count_row(label: str, cards: Sequence[DefenseCard | AttackCard], distinct: bool = False) -> list:
-    ini, std = _split(_copies(cards), lambda c: c.star)
+    ini, std = _split(_copies(cards))
     row: list = [label, ini, std, ini + std]
     if distinct:
         row.append(len(cards))
@@ -192,6 +194,23 @@ def _skills(cards: CardSet) -> list[tuple[DefenseCard | AttackCard, Skill]]:
     return [(c, sk) for c in cards.defense + cards.attack for sk in c.skills]
 
 
+def needs(skill: Skill) -> dict[str, int]:
+    """The stats a skill's requirement lists, with their values (§2 スキルの発動条件).
+
+    `requires` is either a Requirements (only the listed stats, issue 13 point 1) or the
+    older Stats of six values where 0 means "not listed"; both read the same here."""
+    req = skill.requires
+    listed = getattr(req, "listed", None)
+    if listed is not None:
+        return dict(listed)
+    return {k: v for k, v in req.items() if v}
+
+
+def meets(stats: Stats, skill: Skill) -> bool:
+    """§2: the final stats meet every stat the skill lists (and nothing else)."""
+    return all(stats[k] >= v for k, v in needs(skill).items())
+
+
 def _kind_order(kind: str) -> tuple[int, str]:
     return (EFFECT_KINDS.index(kind) if kind in EFFECT_KINDS else len(EFFECT_KINDS), kind)
 
@@ -225,7 +244,7 @@ RULEBOOK = {
 
 
 def block_rulebook(cards: CardSet) -> str:
-    d_ini, d_std = _split(_copies(cards.defense), lambda c: c.star)
+    d_ini, d_std = _split(_copies(cards.defense))
     types = Counter(c.type for c in cards.attack)
     bids = {c.bid for c in cards.defense}
     rb = RULEBOOK
@@ -339,7 +358,7 @@ def block_families(cards: CardSet) -> str:
                               for k, t in sorted(kinds.items(), key=lambda kv: _kind_order(kv[0])))
         rows.append([code(f.id), both(f.name), kind_text or "—",
                      md(f.rule.en) if f.rule else "", _skill_name_list(mine) or "—"])
-        ini, std = _split([(c, 1) for c, _ in mine], lambda c: c.star)
+        ini, std = _split([(c, 1) for c, _ in mine])
         counts.append([both(f.name), ini, std, ini + std,
                        span(sk.mana for _, sk in mine), sum(sk.exclusive for _, sk in mine)])
     parts = [table(["id", "Family", "Effect kind (timing)", "Rule", "Skills (× different cards)"], "lllll", rows)]
@@ -357,17 +376,15 @@ def block_families(cards: CardSet) -> str:
             f"{md(ja)} {md(en)} ({', '.join(names)})" for (ja, en), names in exclusive.items()) + "."]
     parts += ["", "Skill requirements by stat (skills that ask for the stat; copies not counted):", ""]
     rows = []
-    for i, stat in enumerate(STATS):
-        asking = [(c, sk) for c, sk in skills if sk.requires.values[i]]
+    for stat in STATS:
+        asking = [(c, sk) for c, sk in skills if stat in needs(sk)]
         if not asking:
             continue
         rows.append([STAT_NAMES["en"].get(stat, md(stat)),
                      sum(c.is_attack for c, _ in asking), sum(not c.is_attack for c, _ in asking),
-                     span(sk.requires.values[i] for _, sk in asking)])
-    none = sum(not any(sk.requires.values) for _, sk in skills)
-    rows.append(["(none)", sum(c.is_attack and not any(sk.requires.values) for c, sk in skills),
-                 sum(not c.is_attack and not any(sk.requires.values) for c, sk in skills), "—"])
-    assert rows[-1][1] + rows[-1][2] == none
+                     span(needs(sk)[stat] for _, sk in asking)])
+    rows.append(["(none)", sum(c.is_attack and not needs(sk) for c, sk in skills),
+                 sum(not c.is_attack and not needs(sk) for c, sk in skills), "—"])
     parts.append(table(["Stat", "Skills on attack cards", "Skills on defense cards", "Values"],
                        "lrrr", rows))
     return "\n".join(parts)
@@ -377,7 +394,7 @@ def block_series(cards: CardSet) -> str:
     rows = []
     for s in cards.series:
         cs = [c for c in cards.defense + cards.attack if c.series == s.id]
-        ini, std = _split([(c, 1) for c in cs], lambda c: c.star)
+        ini, std = _split([(c, 1) for c in cs])
         rows.append([code(s.id), both(s.name),
                      ", ".join(f"{md(c.name.en)} ({kind_short(c)})" for c in cs) or "—", ini, std])
     return table(["id", "Series", "Cards", INITIAL, STANDARD], "lllrr", rows)
@@ -406,7 +423,7 @@ def block_races(cards: CardSet) -> str:
         row: list = [both(r.name)]
         for rng in all_ranges:
             row.append(sum(any(sk.effect.kind == "range" and sk.effect.range == rng
-                               and r.stats.meets(sk.requires) for sk in c.skills) for c in initial))
+                               and meets(r.stats, sk) for sk in c.skills) for c in initial))
         rows.append(row)
     parts.append(table(["Race", *(md(x) for x in all_ranges)], "l" + "r" * len(all_ranges), rows))
     short = [f"{row[0]} ({md(rng)})" for row in rows
@@ -427,7 +444,7 @@ def block_first_game(cards: CardSet) -> str:
     ini_a = [c for c in cards.attack if not c.star]
     ini_cards = [c for c in cards.defense + cards.attack if not c.star]
     ranges = [sk for c in ini_a for sk in c.skills if sk.effect.kind == "range"]
-    free = sum(any(sk.effect.kind == "range" and not any(sk.requires.values) for sk in c.skills)
+    free = sum(any(sk.effect.kind == "range" and not needs(sk) for sk in c.skills)
                for c in ini_a)
     used = {sk.family for c in ini_cards for sk in c.skills}
     missing = [both(f.name) for f in cards.families if f.id not in used]
@@ -435,9 +452,9 @@ def block_first_game(cards: CardSet) -> str:
         ["Attack cards", len(ini_a)],
         ["… with a range skill that has no requirement", free],
         ["Highest requirement of a range skill",
-         max((max(sk.requires.values) for sk in ranges), default="—")],
+         max((v for sk in ranges for v in needs(sk).values()), default="—")],
         ["Range skills asking for two or more stats",
-         sum(sum(1 for v in sk.requires.values if v) >= 2 for sk in ranges)],
+         sum(len(needs(sk)) >= 2 for sk in ranges)],
         ["Range skills with a mana cost", sum(sk.mana > 0 for sk in ranges)],
         ["Cards with two or more skills besides range skills",
          sum(sum(sk.effect.kind != "range" for sk in c.skills) >= 2 for c in ini_cards)],
