@@ -60,25 +60,36 @@ _MD_SPECIAL = set("\\`*_[]<>|~#&!")
 def md(text: object) -> str:
     """Data as literal Markdown text, safe inside a table cell.
 
-    ASCII punctuation that Markdown could read as markup (and `|`, which would split a
-    cell) is backslash-escaped; line breaks become spaces; other control characters
-    become U+FFFD, so nothing from the data can act on a terminal or change the layout.
+    Control characters are shown as escapes (`one_line`), then ASCII punctuation that
+    Markdown could read as markup (and `|`, which would split a cell) is
+    backslash-escaped, so nothing from the data can act on a terminal, break a line or
+    change the layout.
     """
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in one_line(text))
 
 
+# Characters never drawn as themselves: C0/C1 controls and DEL, line and paragraph
+# separators, lone surrogates, and the bidi controls that reorder or hide text (U+202E).
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def _unsafe(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") or ord(ch) in _BIDI
+
+
+def _shown(ch: str) -> str:
+    cp = ord(ch)
+    named = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
+    if cp in named:
+        return named[cp]
+    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
+
+
 def one_line(text: object) -> str:
-    """Text with line breaks and tabs as spaces and every other control character as
-    U+FFFD: nothing in it can move the cursor or change a terminal's state."""
-    out = []
-    for ch in str(text):
-        if ch in "\r\n\t":
-            out.append(" ")
-        elif unicodedata.category(ch) == "Cc" or ch in "\u2028\u2029":
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    return "".join(out)
+    """Text on one line with every control character shown as an escape (`\\x1b`, `\\n`,
+    `\\u202e`), as tactical_tui's other outputs show them: nothing in it can move the
+    cursor, change a terminal's state, reorder the text or break a line."""
+    return "".join(_shown(ch) if _unsafe(ch) else ch for ch in str(text))
 
 
 def code(ident: str) -> str:

@@ -188,7 +188,7 @@ def test_names_from_the_data_are_markdown_text(cards):
     """A card, skill or series name with `|`, markup or control characters cannot break a
     table or reach the terminal."""
     assert md("a|b") == "a\\|b"
-    assert md("x\x1b[2J\ny") == "x\ufffd\\[2J y"
+    assert md("x\x1b[2J\ny\u202e") == r"x\\x1b\[2J\\ny\\u202e"  # shown, never acted on
     nasty = Text(ja=NASTY, en=NASTY)
     card = cards.card("gale_cloak")
     skills = tuple(attrs.evolve(s, name=nasty, exclusive=True) for s in card.skills)
