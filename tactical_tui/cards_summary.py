@@ -228,15 +228,21 @@ def _kind_order(kind: str) -> tuple[int, str]:
 
 def effect_params(skill: Skill) -> str:
     """The parameters of a skill's effect, generically: every field but `kind` and `range`
-    that is set. `1` for one number, `count 1, foo bar` for several."""
+    whose value is not its default. `1` for one number, `count 1; areas mid, long` for
+    several."""
     e = skill.effect
-    fields = [(a.name, getattr(e, a.name)) for a in attrs.fields(type(e))
-              if a.name not in ("kind", "range")]
-    fields = [(k, v) for k, v in fields if v is not None and v is not False and v != () and v != ""]
+    fields = []
+    for a in attrs.fields(type(e)):
+        v = getattr(e, a.name)
+        default = a.default.factory() if isinstance(a.default, attrs.Factory) else a.default
+        if a.name in ("kind", "range") or v is None or (default is not attrs.NOTHING and v == default):
+            continue
+        fields.append((a.name, v))
     if not fields:
         return ""
     if len(fields) == 1 and isinstance(fields[0][1], int) and not isinstance(fields[0][1], bool):
         return str(fields[0][1])
+
     def value(v: object) -> str:
         if isinstance(v, (tuple, list, frozenset, set)):
             return ", ".join(md(x) for x in v)

@@ -217,11 +217,14 @@ class NewEffect:
     kind: str
     count: int | None = None
     areas: tuple = ()
+    distance: int = 0          # left at their defaults: not shown
+    combines: bool = False
 
 
 def test_unknown_effect_kinds_and_fields_are_counted(cards):
     """`battle` may add effect kinds and fields: the generator counts by `effect.kind` and
-    shows whatever parameters an effect has, without knowing them."""
+    shows whatever parameters an effect has (those not at their default), without knowing
+    them."""
     skill = Skill(id="test_swap", name=Text(ja="入替", en="Swap"), family="swap",
                   effect=NewEffect(kind="swap_places", count=2, areas=("mid", "long")),
                   timing="attack")
