@@ -153,8 +153,9 @@ def _count_row(label: str, cards: Sequence[DefenseCard | AttackCard], distinct: 
     return row
 
 
-def _total_row(rows: list[list]) -> list:
-    return [bold("Total")] + [bold(str(sum(r[i] for r in rows))) for i in range(1, len(rows[0]))]
+def _total_row(rows: list[list], width: int) -> list:
+    """The bold Total row of count rows `[label, n, n, …]` of `width` cells."""
+    return [bold("Total")] + [bold(str(sum(r[i] for r in rows))) for i in range(1, width)]
 
 
 # --------------------------------------------------------------------------- card kinds
@@ -288,7 +289,7 @@ def block_defense(cards: CardSet) -> str:
     parts = [f"{total} counting copies, {len(d)} different cards.", ""]
     rows = _by_kind(d, distinct=True)
     parts.append(table(["Type", INITIAL, STANDARD, "Total", "Different cards"], "lrrrr",
-                       rows + [_total_row(rows)]))
+                       rows + [_total_row(rows, 5)]))
     parts += ["", "By bid value (the table §7 announces, 入札価値別の枚数, but does not print), "
                   "counting copies; the last three columns are over all copies of that value:", ""]
     rows = []
@@ -298,7 +299,7 @@ def block_defense(cards: CardSet) -> str:
             sum(c.copies for c in cs if c.skills),
             span(c.material for c in cs),
             span(sum(c.mods.values) for c in cs)])
-    tot = _total_row([r[:5] for r in rows]) + [bold(span(c.material for c in d)),
+    tot = _total_row(rows, 5) + [bold(span(c.material for c in d)),
                                     bold(span(sum(c.mods.values) for c in d))]
     parts.append(table(["Bid value", INITIAL, STANDARD, "Total", "With a skill", "Material",
                         "Stat modifiers (sum)"], "rrrrrrr", rows + [tot]))
@@ -324,7 +325,7 @@ def block_attack(cards: CardSet) -> str:
     a = cards.attack
     parts = [f"{len(a)} cards, one copy each.", ""]
     rows = _by_kind(a, distinct=False)
-    parts.append(table(["Attack cards", INITIAL, STANDARD, "Total"], "lrrr", rows + [_total_row(rows)]))
+    parts.append(table(["Attack cards", INITIAL, STANDARD, "Total"], "lrrr", rows + [_total_row(rows, 4)]))
     parts.append("")
     combos: dict[tuple, list] = {}
     for c in sorted(a, key=lambda c: (len(_ranges(c)), [RANGES.index(r) if r in RANGES else 9
@@ -381,7 +382,7 @@ def block_families(cards: CardSet) -> str:
     parts = [table(["id", "Family", "Effect kind (timing)", "Rule", "Skills (× different cards)"], "lllll", rows)]
     parts += ["", "Skills by family, one per card that carries it (copies not counted):", ""]
     parts.append(table(["Family", INITIAL, STANDARD, "Total", "Mana", "Exclusive"], "lrrrrr",
-                       counts + [_total_row([r[:4] for r in counts]) + [
+                       counts + [_total_row(counts, 4) + [
                            bold(span(sk.mana for _, sk in skills)),
                            bold(str(sum(sk.exclusive for _, sk in skills)))]]))
     exclusive: dict[tuple, list[str]] = {}

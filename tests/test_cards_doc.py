@@ -269,3 +269,13 @@ def test_cli_summary_check_and_write(tmp_path, capsys):
     assert main(["cards", "--lang", "en", "--summary", "--check", str(tmp_path / "none.md")]) == 2
     assert "cannot read" in capsys.readouterr().err
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".cards-summary-")]
+
+
+def test_a_card_file_without_cards_still_renders(tmp_path, capsys):
+    """`--cards` may name any file: one with no cards at all gives empty tables, no crash."""
+    empty = tmp_path / "empty.toml"
+    empty.write_text("", encoding="utf-8")
+    assert main(["cards", "--summary", "--cards", str(empty)]) == 0
+    out = capsys.readouterr().out
+    assert "| **Total** | **0** | **0** | **0** | **0** |" in out
+    assert "0 counting copies, 0 different cards." in out
