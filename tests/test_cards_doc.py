@@ -279,3 +279,22 @@ def test_a_card_file_without_cards_still_renders(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| **Total** | **0** | **0** | **0** | **0** |" in out
     assert "0 counting copies, 0 different cards." in out
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_tactical_cards_fits_80_columns_without_cutting_text(cards, lang):
+    """`tactical cards` (the rich tables) at 80 columns: no line wider than 80 cells and no
+    text cut off with `…` (the guild traits used to be, in Japanese)."""
+    import io
+
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    from tactical_tui.cards_cmd import TYPES, print_cards, h
+    buf = io.StringIO()
+    print_cards(cards, lang, TYPES, False, Console(file=buf, width=80, color_system=None))
+    out = buf.getvalue()
+    assert max(cell_len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    squeezed = re.sub(r"[\s│]+", "", out)
+    assert re.sub(r"\s+", "", h("trait.auction", lang)) in squeezed
