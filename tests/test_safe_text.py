@@ -215,16 +215,14 @@ def test_notifications_name_a_hostile_path(tmp_path, lang):
     """`tactical --resume 'x/[/]y.json'` (missing), a save whose action holds markup and
     ESC, and a save folder path with `[/]` that cannot be written."""
     from tactical_tui.app import TacticalApp
-    from tactical_tui.saves import SaveData, SeatEntry, to_json
-    from rules import Config
-    from rules.actions import Pick
     from tui_app import settle
 
     missing = tmp_path / "x" / "[/]y\x1b[2J.json"
     bad = tmp_path / "[bold red]\x1b]0;pwned\x07.json"
-    seats = tuple(SeatEntry(human=i == 0, level="normal") for i in range(4))
-    bad.write_text(to_json(SaveData(1, 3, Config(players=4), seats,
-                                    (Pick(0, "[/]\x1b]0;pwned\x07\x1b[2J"),), lang)),
+    bad.write_text(json.dumps({"format": 1, "seed": 3, "lang": lang, "config": {"players": 4},
+                               "seats": [{"human": i == 0, "level": "normal"} for i in range(4)],
+                               "actions": [{"type": "Pick", "seat": 0,
+                                            "card": "[/]\x1b]0;pwned\x07\x1b[2J"}]}),
                    encoding="utf-8")
     before = bad.read_bytes()
 
@@ -235,9 +233,8 @@ def test_notifications_name_a_hostile_path(tmp_path, lang):
             app.continue_game(str(bad))
             await pilot.pause(0.1)
             messages = [n.message for n in app._notifications]
-            assert len(messages) == 2, messages
-            assert plain(str(missing)) in messages[0]
-            assert plain(str(bad)) in messages[1]
+            assert any(plain(str(missing)) in m for m in messages), messages
+            assert any(plain(str(bad)) in m for m in messages), messages
             assert_shown(drawn(app), "notifications")
             assert "[/]y\\x1b[2J.json" in drawn(app)
             # a save folder that cannot be written: the warning names it
@@ -255,22 +252,22 @@ def test_notifications_name_a_hostile_path(tmp_path, lang):
     assert bad.read_bytes() == before
 
 
-def test_replay_viewer_shows_hostile_names(evil, tmp_path):
+def test_replay_viewer_shows_hostile_names(evil):
+    from ai import RandomPlayer
+    from rules import Config, apply, legal_actions, new_game, observe
     from tactical_tui.replay import ReplayApp, ReplayScreen
-    from tactical_tui.saves import replay
-    from tactical_tui.table import GameTable, SeatSetup
     from tactical_tui.widgets import localized
-    from rules import Config
 
-    table = GameTable(Config(players=3), tuple(SeatSetup(human=False, level="random")
-                                               for _ in range(3)), 4, evil, save_path=None)
-    for _ in range(60):
-        seat = table.ai_to_act()
-        action, reason = table.ai_decide(seat)
-        table.submit_ai(seat, action, reason)
-    data = table.save_data()
+    state, events0 = new_game(Config(players=3), evil, 4)
+    steps = []
+    bots = [RandomPlayer(i) for i in range(3)]
+    while len(steps) < 80 and legal_actions(state):
+        seat = legal_actions(state)[0].seat
+        obs = observe(state, seat)
+        action = bots[seat].choose(obs, obs.legal)
+        state, ev = apply(state, action)
+        steps.append((action, state, ev))
     for lang in ("ja", "en"):
-        events0, steps = replay(data, evil, "x")
 
         async def run():
             screen = localized(ReplayScreen, lang)("[/]\x1b]0;pwned\x07.json", events0, steps,
