@@ -8,6 +8,7 @@ import sys
 from rules import CardDataError, Config, apply, legal_actions, load_cards, new_game, observe
 
 from .cards_cmd import TYPES
+from .safe import plain
 from .text import LANGS, Describer, default_lang, ui
 
 
@@ -79,7 +80,7 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     bots = [RandomPlayer(seed * 31 + i) for i in range(players)]
     while True:
         for e in events:
-            print(describe.describe(e), file=out)
+            print(plain(describe.describe(e)), file=out)
         legal = legal_actions(state)
         if not legal:
             break
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
                     quick=args.quick, seed=args.seed, resume=args.resume, seats=seats).run()
         return 0
     except CardDataError as exc:
-        print(f"{ui('err.cards', lang)}: {exc}", file=sys.stderr)
+        print(plain(f"{ui('err.cards', lang)}: {exc}", lines=True), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(ui("interrupted", lang), file=sys.stderr)
