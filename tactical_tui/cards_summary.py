@@ -563,7 +563,7 @@ def parse_blocks(text: str) -> dict[str, tuple[int, int, str]]:
             continue
         start, end = _START_RE.match(line), _END_RE.match(line)
         if not (start or end):
-            raise BlockError("bad_marker", line=i + 1, text=md(line[:80]))
+            raise BlockError("bad_marker", line=i + 1, text=one_line(line[:80]))
         if start:
             if open_name is not None:
                 raise BlockError("nested", line=i + 1, name=open_name)
