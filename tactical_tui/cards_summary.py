@@ -30,7 +30,6 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -41,6 +40,7 @@ from rules.cards import (EFFECT_KINDS, PARTS, RANGES, STATS, AttackCard, CardSet
                          Skill, Stats, Text)
 
 from .cardtext import STAT_NAMES
+from .safe import plain
 
 COMMAND = "tactical cards --summary --write docs/CARDS.md"
 START = "<!-- generated: {name} — " + COMMAND + "; do not edit by hand -->"
@@ -68,28 +68,10 @@ def md(text: object) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in one_line(text))
 
 
-# Characters never drawn as themselves: C0/C1 controls and DEL, line and paragraph
-# separators, lone surrogates, and the bidi controls that reorder or hide text (U+202E).
-_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
-
-
-def _unsafe(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") or ord(ch) in _BIDI
-
-
-def _shown(ch: str) -> str:
-    cp = ord(ch)
-    named = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
-    if cp in named:
-        return named[cp]
-    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
-
-
 def one_line(text: object) -> str:
     """Text on one line with every control character shown as an escape (`\\x1b`, `\\n`,
-    `\\u202e`), as tactical_tui's other outputs show them: nothing in it can move the
-    cursor, change a terminal's state, reorder the text or break a line."""
-    return "".join(_shown(ch) if _unsafe(ch) else ch for ch in str(text))
+    `\\u202e`): `safe.plain`, as tactical_tui's other outputs show them."""
+    return plain(text)
 
 
 def code(ident: str) -> str:
