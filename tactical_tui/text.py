@@ -49,6 +49,8 @@ UI: dict[str, dict[str, str]] = {
     "interrupted": {"ja": "中断しました。", "en": "Interrupted."},
     "err.seats": {"ja": "--seats には human, random, easy, normal, hard を3〜5個、カンマ区切りで指定します。",
                   "en": "--seats takes 3 to 5 of human, random, easy, normal, hard, separated by commas."},
+    "err.seed": {"ja": "--seed には0から{limit}までの整数を指定します。",
+                 "en": "--seed takes a whole number from 0 to {limit}."},
     "err.no_tty": {"ja": "tactical は端末で起動してください（--headless で画面なしの対戦を表示）。",
                    "en": "tactical needs a terminal (use --headless to print a game without one)."},
     "headless.title": {"ja": "TACTICAL — ランダムプレイヤー{n}人の対戦 (シード {seed})",
