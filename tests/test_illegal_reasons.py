@@ -381,9 +381,9 @@ def case_builds_final():
 
 def case_swap_not_in_violation():
     import test_build as TB
-    state = TB.reveal_of(_build_cards(), ("iron_helm#1", "leather_cap#1", "dagger"),
-                         hand_extra=("ring#2",))
-    return state, Swap(0, "dagger", "ring#2")
+    state = TB.reveal_of(_build_cards(), ("iron_helm#1", "leather_cap#1", "boots#1"),
+                         hand_extra=("ring#2",), materialize=("greaves#1", "ring#3"))
+    return state, Swap(0, "boots#1", "ring#2")
 
 
 # Typed actions (issue 14): a field of the wrong type is refused before the legal list.
