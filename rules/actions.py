@@ -7,8 +7,9 @@ actions `apply` accepts; anything else raises `IllegalAction` with a readable re
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Literal, Mapping, Optional
+from typing import Literal, Mapping, Optional, get_args, get_type_hints
 
+import attrs
 from attrs import frozen
 
 
@@ -44,6 +45,11 @@ class IllegalAction(Exception):
 
 REFUSALS: dict[str, str] = {
     # any phase
+    "not_an_action": "{got} is not an action",
+    "bad_field": "{action}: {field} must be {kind}, not {got}",
+    "number_out_of_range": "{action}: {field} is out of range (a whole number from -2**63 to "
+                           "2**63-1; this one has {bits} bits)",
+    "bad_zone": "{action}: {field} must be equip, materialize or unused",
     "no_such_seat": "there is no seat {seat!r} in a {players}-player game",
     "game_over": "the game is over",
     "not_your_turn": "seat {seat} cannot act now: waiting for {decision} from seat {waiting}",
@@ -57,6 +63,13 @@ REFUSALS: dict[str, str] = {
     "no_change": "{card} is already {to}",
     "attack_card_material": "attack cards have no material and cannot be materialized",
     "no_race": "choose one of your two race candidates before confirming",
+    "build_confirmed": "{action} is not legal now: seat {seat} has confirmed its build; take "
+                       "the confirmation back (Unconfirm) to change it",
+    "not_confirmed": "{action} is not legal now: seat {seat} has not confirmed its build",
+    "builds_final": "{action} is not legal now: every seat has confirmed, and a build cannot "
+                    "change after that, the reveal included",
+    "swap_not_in_violation": "{card} is not found in violation: only a card that breaks a "
+                             "build rule may be swapped for an unused card",
     "bad_card": "{card} cannot be chosen for {action} now",
     "bad_target": "{bid_target} is not a target nobody bid on this round",
     "bad_race": "{race} is not one of seat {seat}'s race candidates",
@@ -129,6 +142,7 @@ REFUSAL_CODES: tuple[str, ...] = tuple(REFUSALS)
 
 _CARD_KEYS = ("card", "bid_target")
 _SKILL_KEYS = ("skill", "other_skill")
+_KIND_EN = {"int": "a whole number (int)", "str": "text (str)"}
 _TIMING_EN = {"attack": "on attack", "counter": "on counter", "any": "on attack or counter",
               "defend": "when attacked", "turn": "in one's own turn"}
 
@@ -159,6 +173,8 @@ def _english(cards: object, params: Mapping[str, object]) -> dict[str, object]:
             value = " or ".join(value) or "nothing"  # type: ignore[arg-type]
         elif key in ("timing", "now"):
             value = _TIMING_EN.get(value, value)  # type: ignore[arg-type]
+        elif key == "kind":
+            value = _KIND_EN.get(value, value)  # type: ignore[arg-type]
         out[key] = value
     return out
 
@@ -247,18 +263,29 @@ class ChooseRace:
     race: str
 
 
+Zone = Literal["equip", "materialize", "unused"]
+
+
 @frozen
 class Assign:
     """§5-4 ビルド: put a card of the hand into the build as equipped, materialized or unused."""
 
     seat: int
     card: str
-    to: Literal["equip", "materialize", "unused"]
+    to: Zone
 
 
 @frozen
 class Confirm:
     """§5-4: declare the build final."""
+
+    seat: int
+
+
+@frozen
+class Unconfirm:
+    """§5-4 全員が最終ビルドの確定を宣言するまでは、自由に付け外しできます: take one's
+    confirmation back while another seat has not confirmed (docs/RULINGS.md R4)."""
 
     seat: int
 
@@ -273,7 +300,8 @@ class Remove:
 
 @frozen
 class Swap:
-    """§5-4 公開確認 (first-game variant): replace an equipped card by an unused one."""
+    """§5-4 公開確認 (first-game variant): replace an equipped card found in violation by an
+    unused one; the card taken out becomes unused (docs/RULINGS.md R7)."""
 
     seat: int
     card: str
@@ -384,13 +412,56 @@ class Stop:
 
 
 Action = (Pick | PlaceBid | Pass | UseAuction | Pay | Appraise | Decline | ChooseRace | Assign
-          | Confirm | Remove | Swap | Move | Rest | EndTurn | Activate | StartAttack | StartCounter
+          | Confirm | Unconfirm | Remove | Swap | Move | Rest | EndTurn | Activate | StartAttack | StartCounter
           | Declare | Done | ChooseTarget | ChooseArea | UseUnluck | Draw | Stop)
 
 ACTION_TYPES: tuple[type, ...] = (Pick, PlaceBid, Pass, UseAuction, Pay, Appraise, Decline,
-                                  ChooseRace, Assign, Confirm, Remove, Swap, Move, Rest, EndTurn,
-                                  Activate, StartAttack, StartCounter, Declare, Done,
+                                  ChooseRace, Assign, Confirm, Unconfirm, Remove, Swap, Move, Rest,
+                                  EndTurn, Activate, StartAttack, StartCounter, Declare, Done,
                                   ChooseTarget, ChooseArea, UseUnluck, Draw, Stop)
+
+# Field types ----------------------------------------------------------------------------
+#
+# Python compares 0.0 and False equal to 0, so `Pick(0.0, c)` would pass a check against
+# the legal list and then fail inside `apply` (or be saved and never load again). `apply`
+# first checks every field's exact type here: a constant cost per action, whatever the
+# length of the legal list. Numbers are whole numbers (`int`, never `bool`) within 64 bits.
+
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _kinds(cls: type) -> tuple[tuple[str, object], ...]:
+    """(field, kind) per field of an action class: int | str | a tuple of allowed strings."""
+    hints = get_type_hints(cls)
+    out = []
+    for f in attrs.fields(cls):
+        hint = hints[f.name]
+        out.append((f.name, get_args(hint) if get_args(hint) else hint))
+    return tuple(out)
+
+
+FIELD_KINDS: dict[type, tuple[tuple[str, object], ...]] = {t: _kinds(t) for t in ACTION_TYPES}
+
+
+def field_refusal(action: object) -> Optional[Refusal]:
+    """Why `action` is not an action of well-typed fields (None when it is): its class is
+    one of ACTION_TYPES exactly, every int field holds an `int` (not a bool, a float or an
+    int subclass) within 64 bits, every str field a `str`, and `Assign.to` one of its zones."""
+    kinds = FIELD_KINDS.get(type(action))
+    if kinds is None:
+        return refuse(None, "not_an_action", got=type(action).__name__)
+    for name, kind in kinds:
+        value = getattr(action, name)
+        what = type(action).__name__
+        if type(value) is not (int if kind is int else str):
+            return refuse(None, "bad_field", action=what, field=name,
+                          kind="int" if kind is int else "str", got=type(value).__name__)
+        if kind is int and not INT_MIN <= value <= INT_MAX:
+            return refuse(None, "number_out_of_range", action=what, field=name,
+                          bits=value.bit_length())
+        if kind is not int and kind is not str and value not in kind:  # type: ignore[operator]
+            return refuse(None, "bad_zone", action=what, field=name)
+    return None
 
 
 def seat_of(action: object) -> Optional[int]:

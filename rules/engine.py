@@ -26,7 +26,8 @@ from .chance import roll
 from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace,
                       ChooseTarget, Confirm, Decline, Declare, Done, Draw, EndTurn,
                       Move, Pass, Pay, Pick, PlaceBid, Refusal, Remove, Rest, StartAttack,
-                      StartCounter, Stop, Swap, UseAuction, UseUnluck, refuse)
+                      StartCounter, Stop, Swap, Unconfirm, UseAuction, UseUnluck, field_refusal,
+                      refuse)
 from .bidding import TargetResult, auction_options, resolve_target
 from .build import available_material, final_stats, violations
 from .cards import CardSet, default_cards
@@ -47,10 +48,15 @@ Events = list[Event]
 class Decision:
     """Who must decide what next. `kind`: draft_pick | bid | auction | payment | appraisal |
     build | reveal_fix | turn | skills | targets | defense | unluck | draw | counter | over. Simultaneous decisions (draft, build) list every seat
-    that still has to act."""
+    that still has to act.
+
+    `optional`: seats that may act now but are not waited for — in the build, a seat that
+    has confirmed may take its confirmation back (§5-4, docs/RULINGS.md R4). Players and
+    the table ask only `seats`; `legal_actions` lists the actions of both."""
 
     kind: str
     seats: tuple[int, ...]
+    optional: tuple[int, ...] = ()
 
 
 # ------------------------------------------------------------------------- set-up §4, §5-1
@@ -154,7 +160,8 @@ def pending(state: GameState) -> Decision:
         if b.step == "appraisal":
             return Decision("appraisal", _trait_seats(state, "appraisal"))
     if state.phase == Phase.BUILD:
-        return Decision("build", tuple(i for i in range(n) if not state.seats[i].confirmed))
+        return Decision("build", tuple(i for i in range(n) if not state.seats[i].confirmed),
+                        tuple(i for i in range(n) if state.seats[i].confirmed))
     if state.phase == Phase.REVEAL:
         assert state.reveal_seat is not None
         return Decision("reveal_fix", (state.reveal_seat,))
@@ -180,7 +187,9 @@ def _auction_seats(state: GameState) -> tuple[int, ...]:
 def legal_actions(state: GameState, seat: Optional[int] = None) -> list[Action]:
     """Exactly the actions `apply` accepts now (of one seat, if given)."""
     decision = pending(state)
-    seats = decision.seats if seat is None else tuple(s for s in decision.seats if s == seat)
+    seats = decision.seats + decision.optional
+    if seat is not None:
+        seats = tuple(s for s in seats if s == seat)
     out: list[Action] = []
     for s in seats:
         out.extend(_LEGAL[decision.kind](state, s))
@@ -218,6 +227,9 @@ def _legal_appraisal(state: GameState, s: int) -> list[Action]:
 
 def _legal_build(state: GameState, s: int) -> list[Action]:
     seat = state.seats[s]
+    if seat.confirmed:
+        # §5-4 全員が最終ビルドの確定を宣言するまでは、自由に付け外しできます (R4)
+        return [Unconfirm(s)]
     out: list[Action] = [ChooseRace(s, r) for r in seat.race_candidates if r != seat.race]
     for c in seat.hand:
         out.append(Assign(s, c, "equip"))
@@ -239,8 +251,18 @@ def _legal_reveal(state: GameState, s: int) -> list[Action]:
     seat = state.seats[s]
     out: list[Action] = [Remove(s, c) for c in seat.equipped]
     if state.config.reveal_swap:
-        out.extend(Swap(s, c, r) for c in seat.equipped for r in seat.hand)
+        out.extend(Swap(s, c, r) for c in in_violation(state, s) for r in seat.hand)
     return out
+
+
+def in_violation(state: GameState, seat: int) -> tuple[str, ...]:
+    """§5-4 公開確認 「ルール違反が見つかったカード」 (docs/RULINGS.md R7): the equipped cards
+    named by a violation of the seat's build now, in the build's order — both (all) cards
+    of one name, the armor cards of a doubly worn part, every card using a hand slot when
+    more than two are used, every equipped card with an equip cost when the cost exceeds
+    the available material."""
+    named = {c for v in _seat_violations(state, seat) for c in v.cards}
+    return tuple(c for c in state.seats[seat].equipped if c in named)
 
 
 _LEGAL = {
@@ -254,6 +276,9 @@ _LEGAL = {
 
 def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
     """Apply one action; returns the new state and the events it caused."""
+    bad = field_refusal(action)
+    if bad is not None:     # before the legal list: 0.0 and False compare equal to 0
+        raise bad.error()
     if action not in legal_actions(state):
         raise refusal(state, action).error()
     events: Events = []
@@ -270,6 +295,9 @@ def explain_illegal(state: GameState, action: object) -> tuple[str, str]:
 def refusal(state: GameState, action: object) -> Refusal:
     """Why `action` is not legal now: a `Refusal` (code of `REFUSAL_CODES`, English reason,
     params for a translation). The battle's own causes (§6) come from `battle.explain`."""
+    bad = field_refusal(action)
+    if bad is not None:
+        return bad
     decision = pending(state)
     s = getattr(action, "seat", None)
     name = type(action).__name__
@@ -282,6 +310,10 @@ def refusal(state: GameState, action: object) -> Refusal:
         return no("no_such_seat", seat=s, players=state.players)
     if decision.kind == "over":
         return no("game_over")
+    if isinstance(action, _BUILD_ACTIONS) or (decision.kind == "build" and s in decision.optional):
+        why = _build_lock(state, action, decision)
+        if why is not None:
+            return why
     if state.phase == Phase.BATTLE:
         early = B.explain_early(state, action)
         if early is not None:
@@ -316,6 +348,9 @@ def refusal(state: GameState, action: object) -> Refusal:
         return no("no_change", card=card, to=action.to)
     if decision.kind == "build" and isinstance(action, Confirm):
         return no("no_race", seat=s)
+    if isinstance(action, Swap) and state.config.reveal_swap and card in seat.equipped \
+            and action.replacement in seat.hand and card not in in_violation(state, s):
+        return no("swap_not_in_violation", card=card, seat=s)
     if isinstance(action, (Pick, Remove, Swap, Pay, UseAuction)):
         return no("bad_card", card=card, action=name)
     if isinstance(action, (Appraise,)):
@@ -325,10 +360,30 @@ def refusal(state: GameState, action: object) -> Refusal:
     return no("illegal", action=name)
 
 
+def _build_lock(state: GameState, action: object, decision: Decision) -> Optional[Refusal]:
+    """§5-4 / §8 FAQ (R4): a confirmed seat changes nothing until it takes its confirmation
+    back; nobody can once every seat has confirmed (the reveal and the battle)."""
+    s = action.seat  # type: ignore[attr-defined]
+    name = type(action).__name__
+    if decision.kind == "build" and s in decision.optional:
+        if isinstance(action, Unconfirm):
+            return None                                  # legal
+        return refuse(state.cards, "build_confirmed", action=name, seat=s)
+    if decision.kind == "build" and isinstance(action, Unconfirm):
+        return refuse(state.cards, "not_confirmed", action=name, seat=s)
+    if state.phase in (Phase.REVEAL, Phase.BATTLE):
+        return refuse(state.cards, "builds_final", action=name, seat=s)
+    return None
+
+
+# What changes a build before the reveal (§5-4 ビルド).
+_BUILD_ACTIONS = (ChooseRace, Assign, Confirm, Unconfirm)
+
+
 _EXPECTED: dict[str, tuple[type, ...]] = {
     "draft_pick": (Pick,), "bid": (PlaceBid, Pass), "auction": (UseAuction, Decline),
     "payment": (Pay,), "appraisal": (Appraise, Decline),
-    "build": (ChooseRace, Assign, Confirm), "reveal_fix": (Remove, Swap),
+    "build": (ChooseRace, Assign, Confirm, Unconfirm), "reveal_fix": (Remove, Swap),
     "turn": (Move, Rest, EndTurn, Activate, StartAttack), "skills": (Declare, Done),
     "targets": (ChooseTarget, ChooseArea, Done), "defense": (Declare, Done),
     "unluck": (UseUnluck, Decline), "draw": (Draw, Stop), "counter": (StartCounter, Decline),
@@ -574,8 +629,9 @@ def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
 
 
 def _apply_confirm(state: GameState, a: Confirm, events: Events) -> GameState:
-    """§5-4: declare the build final (see docs/RULINGS.md: a declared build is locked). When
-    every seat has confirmed, the builds are revealed in seat order from the start seat."""
+    """§5-4: declare the build final. Until every seat has, a seat that confirmed may take
+    it back (`Unconfirm`, docs/RULINGS.md R4); when every seat has confirmed, the builds are
+    revealed in seat order from the start seat and can no longer change."""
     state = state.with_seat(a.seat, confirmed=True)
     events.append(BuildConfirmed(a.seat))
     if not all(s.confirmed for s in state.seats):
@@ -583,6 +639,14 @@ def _apply_confirm(state: GameState, a: Confirm, events: Events) -> GameState:
     state = attrs.evolve(state, phase=Phase.REVEAL)
     events.append(PhaseStarted(Phase.REVEAL))
     return _reveal_from(state, state.start_seat, 0, events)
+
+
+def _apply_unconfirm(state: GameState, a: Unconfirm, events: Events) -> GameState:
+    """§5-4 全員が最終ビルドの確定を宣言するまでは、自由に付け外しできます (R4): a confirmed
+    seat takes its declaration back and edits again. Public, like the declaration; the
+    build itself stays hidden."""
+    events.append(BuildConfirmed(a.seat, confirmed=False))
+    return state.with_seat(a.seat, confirmed=False)
 
 
 def _seat_violations(state: GameState, i: int):
@@ -622,17 +686,19 @@ def _reveal_from(state: GameState, seat: int, done: int, events: Events) -> Game
 
 def _apply_remove(state: GameState, a: Remove | Swap, events: Events) -> GameState:
     """§5-4 公開確認: a removed card goes to its discard pile, with no replacement — or, in
-    the first-game variant, an unused card takes its place."""
+    the first-game variant, an unused card takes the place of a card found in violation,
+    and that card goes back among the unused cards (docs/RULINGS.md R7)."""
     s = state.seats[a.seat]
     equipped = tuple(c for c in s.equipped if c != a.card)
-    hand = s.hand
     replacement = getattr(a, "replacement", None)
     if replacement is not None:
         equipped += (replacement,)
-        hand = tuple(c for c in hand if c != replacement)
-    state = state.with_seat(a.seat, equipped=equipped, hand=hand)
-    pile = "attack_discard" if state.cards.card(a.card).is_attack else "defense_discard"
-    state = attrs.evolve(state, **{pile: getattr(state, pile) + (a.card,)})
+        hand = tuple(c for c in s.hand if c != replacement) + (a.card,)
+        state = state.with_seat(a.seat, equipped=equipped, hand=hand)
+    else:
+        state = state.with_seat(a.seat, equipped=equipped)
+        pile = "attack_discard" if state.cards.card(a.card).is_attack else "defense_discard"
+        state = attrs.evolve(state, **{pile: getattr(state, pile) + (a.card,)})
     events.append(CardRemoved(a.seat, a.card, replacement))
     if _seat_violations(state, a.seat):
         return state
@@ -676,5 +742,6 @@ _APPLY = {
     Pick: _apply_pick, PlaceBid: _apply_bid, Pass: _apply_pass, UseAuction: _apply_auction,
     Decline: _apply_decline, Pay: _apply_pay, Appraise: _apply_appraise,
     ChooseRace: _apply_race, Assign: _apply_assign, Confirm: _apply_confirm,
+    Unconfirm: _apply_unconfirm,
     Remove: _apply_remove, Swap: _apply_remove, **B.APPLY,
 }

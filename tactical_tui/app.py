@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from functools import partial
 from typing import Optional
 
@@ -15,6 +14,7 @@ from rules.cards import CardSet, default_cards
 
 from .i18n import t
 from .safe import as_text, lines_text, plain
+from .seeds import new_seed
 from .screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen,
                       SetupScreen, TitleScreen)
 from .table import GameTable, LogEntry, SeatSetup
@@ -149,7 +149,7 @@ class TacticalApp(App):
 
     def start_game(self, players: int, seats: tuple[str, ...], first_game: bool,
                    seed: Optional[int], delay: float) -> None:
-        seed = seed if seed is not None else random.randrange(1 << 30)
+        seed = seed if seed is not None else new_seed()
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
         from .saves import current_path

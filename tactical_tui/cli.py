@@ -9,6 +9,7 @@ from rules import CardDataError, Config, apply, legal_actions, load_cards, new_g
 
 from .cards_cmd import TYPES
 from .safe import plain
+from .seeds import SEED_LIMIT, new_seed, valid_seed
 from .text import LANGS, Describer, default_lang, ui
 
 
@@ -69,9 +70,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_path: str | None,
-                  out=sys.stdout) -> int:
-    """Play a game between random players and print every public event."""
+                  out=None) -> int:
+    """Play a game between random players and print every public event (to `out`, by
+    default the standard output of the moment)."""
     from ai import RandomPlayer
+    out = out if out is not None else sys.stdout
 
     cards = load_cards(cards_path)
     describe = Describer(cards, lang)
@@ -95,7 +98,10 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     lang = args.lang or default_lang()
-    seed = args.seed if args.seed is not None else __import__("random").randrange(1 << 30)
+    if args.seed is not None and not valid_seed(args.seed):
+        print(ui("err.seed", lang, limit=SEED_LIMIT - 1), file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else new_seed()
     try:
         if args.command == "check":
             from .scenario import check

@@ -20,6 +20,8 @@ from attrs import frozen
 from rules import ACTION_TYPES, Config, IllegalAction
 from rules.cards import CardSet
 
+from .seeds import valid_seed
+
 FORMAT = 1
 MAX_BYTES = 8 * 1024 * 1024        # a save is a few dozen KB; anything huge is not a save
 _ACTIONS = {t.__name__: t for t in ACTION_TYPES}
@@ -188,7 +190,7 @@ def parse(text: str, source: str) -> SaveData:
         raise SaveError(source, "unknown_format", fmt=fmt)
     try:
         seed = raw["seed"]
-        if type(seed) is not int or not 0 <= seed < 2 ** 63:
+        if not valid_seed(seed):                    # 0 .. 2**64-1 (tactical_tui.seeds)
             raise ValueError("seed must be a whole number")
         config = _conv.structure(raw["config"], Config)
         seats = tuple(_conv.structure(s, SeatEntry) for s in raw["seats"])

@@ -671,10 +671,11 @@ def show_path(tokens: tuple) -> str:
 def _check_path(tokens: tuple) -> Optional[str]:
     """Why `tokens` is not a path of the state (None: it is)."""
     if tokens and tokens[0] == "pending":
-        if len(tokens) == 1 or (len(tokens) == 2 and tokens[1] in ("kind", "seats")) or \
-                (len(tokens) == 3 and tokens[1] == "seats" and isinstance(tokens[2], int)):
+        if len(tokens) == 1 or (len(tokens) == 2 and tokens[1] in ("kind", "seats", "optional")) \
+                or (len(tokens) == 3 and tokens[1] in ("seats", "optional")
+                    and isinstance(tokens[2], int)):
             return None
-        return "pending has kind and seats"
+        return "pending has kind, seats and optional"
     if tokens and tokens[0] in ("cards", "rng", "config"):
         return f"{tokens[0]!r} is not part of the position a scenario checks"
     if len(tokens) >= 3 and tokens[0] == "seats" and isinstance(tokens[1], int) \

@@ -410,7 +410,25 @@ class BuildScreen(GameScreen):
                               ("m", "zone('materialize')", "key.materialize", True),
                               ("u", "zone('unused')", "key.unused", True),
                               ("r", "race", "key.race", True),
-                              ("c", "confirm", "key.confirm", True)]
+                              ("c", "confirm", "key.confirm", True),
+                              ("w", "unconfirm", "key.unconfirm", True)]
+    EDITING = ("zone", "race", "confirm", "cycle")
+
+    def waiting(self) -> bool:
+        """The waiting view: this seat has confirmed and the build is still open (§5-4)."""
+        obs = self.obs
+        return obs.phase == "build" and obs.seats[self.seat].confirmed
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        """The Footer shows `w` (take the confirmation back) on the waiting view only, and
+        hides the editing keys there."""
+        if self.app.table is None or not self._ready:
+            return action != "unconfirm"
+        if action == "unconfirm":
+            return self.waiting()
+        if action in self.EDITING and self.waiting():
+            return False
+        return True
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
@@ -439,6 +457,7 @@ class BuildScreen(GameScreen):
         ol.focus()
         self.query_one("#check", Static).update(self.check_text(obs))
         self.query_one("#check", Static).border_title = self.tr("build.check")
+        self.refresh_bindings()
 
     def check_text(self, obs) -> Text:
         cards = self.cards
@@ -479,6 +498,7 @@ class BuildScreen(GameScreen):
         if obs.seats[self.seat].confirmed and obs.phase == "build":
             lines.append("")
             lines.append(self.tr("build.waiting"))
+            lines.append(self.tr("build.unconfirm"))
         if obs.pending.kind == "reveal_fix" and self.seat in obs.pending.seats:
             lines.append(self.tr("reveal.fix"))
         lines.append(self.tr("legend.cbm"))
@@ -531,6 +551,43 @@ class BuildScreen(GameScreen):
         nxt = cands[0] if obs.race != cands[0] else cands[1]
         if obs.pending.kind == "build":
             self.send(A.ChooseRace(self.seat, nxt))
+
+    _unconfirm_asked = False
+
+    def action_unconfirm(self) -> None:
+        """§5-4 (RULINGS R4): take the confirmation back while another seat has not
+        confirmed. Asked while an AI seat is thinking, it is sent as soon as that seat has
+        acted (the table tells its listeners, before the app lets the next AI seat think)."""
+        if self.app.table is None or not self.is_current:
+            return
+        if A.Unconfirm(self.seat) not in self.obs.legal:
+            if self.obs.phase != "build":
+                self.app.notify(self.tr("build.final"))
+            return
+        if not self.app.busy:
+            self.send(A.Unconfirm(self.seat))
+            return
+        self._unconfirm_asked = True
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.table is not None:
+            self.table.listeners.append(self._table_acted)
+
+    def _table_acted(self, entries) -> None:
+        """After every action at the table (an AI seat's too): show the build as it is
+        now — the other seats' confirmations come and go — and send a waiting Unconfirm."""
+        if not self.is_attached:
+            return
+        self.app.call_later(self.update_view)
+        if self._unconfirm_asked:
+            self._unconfirm_asked = False
+            self.app.call_later(self.action_unconfirm)
+
+    def on_unmount(self) -> None:
+        table = self.app.table
+        if table is not None and self._table_acted in table.listeners:
+            table.listeners.remove(self._table_acted)
 
     def action_confirm(self) -> None:
         if not self.my_turn() or self.obs.pending.kind != "build":

@@ -49,6 +49,8 @@ UI: dict[str, dict[str, str]] = {
     "interrupted": {"ja": "中断しました。", "en": "Interrupted."},
     "err.seats": {"ja": "--seats には human, random, easy, normal, hard を3〜5個、カンマ区切りで指定します。",
                   "en": "--seats takes 3 to 5 of human, random, easy, normal, hard, separated by commas."},
+    "err.seed": {"ja": "--seed には0から{limit}までの整数を指定します。",
+                 "en": "--seed takes a whole number from 0 to {limit}."},
     "err.no_tty": {"ja": "tactical は端末で起動してください（--headless で画面なしの対戦を表示）。",
                    "en": "tactical needs a terminal (use --headless to print a game without one)."},
     "headless.title": {"ja": "TACTICAL — ランダムプレイヤー{n}人の対戦 (シード {seed})",
@@ -199,16 +201,18 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"{d.seat(e.seat)}: {d.card(e.card)} → {ui('to.' + e.to, 'ja')}",
         lambda d, e: f"{d.seat(e.seat)}: {d.card(e.card)} → {ui('to.' + e.to, 'en')}"),
     E.BuildConfirmed: (
-        lambda d, e: f"{d.seat(e.seat)}がビルドを確定",
-        lambda d, e: f"{d.seat(e.seat)} confirms the build"),
+        lambda d, e: f"{d.seat(e.seat)}がビルドを確定" if e.confirmed else f"{d.seat(e.seat)}がビルドの確定を取り消しました",
+        lambda d, e: f"{d.seat(e.seat)} confirms the build" if e.confirmed else f"{d.seat(e.seat)} takes back the confirmation"),
     E.BuildRevealed: (
         lambda d, e: f"{d.seat(e.seat)}のビルド: {d.race(e.race)} / 装備 {d.cards_(e.equipped)} / マテリアル化 {d.cards_(e.materialized)} — "
         + ("、".join(ui('violation.' + v, 'ja') for v in e.violations) or ui("legal", "ja")),
         lambda d, e: f"{d.seat(e.seat)}'s build: {d.race(e.race)} / equipped {d.cards_(e.equipped)} / materialized {d.cards_(e.materialized)} — "
         + (", ".join(ui('violation.' + v, 'en') for v in e.violations) or ui("legal", "en"))),
     E.CardRemoved: (
-        lambda d, e: f"{d.seat(e.seat)}が{d.card(e.card)}を外しました" + (f"（代わりに{d.card(e.replacement)}）" if e.replacement else ""),
-        lambda d, e: f"{d.seat(e.seat)} removes {d.card(e.card)}" + (f" (replaced by {d.card(e.replacement)})" if e.replacement else "")),
+        lambda d, e: f"{d.seat(e.seat)}が{d.card(e.card)}を{d.card(e.replacement)}と入れ替えました（{d.card(e.card)}は未使用へ）" if e.replacement
+        else f"{d.seat(e.seat)}が{d.card(e.card)}を外しました",
+        lambda d, e: f"{d.seat(e.seat)} swaps {d.card(e.card)} for {d.card(e.replacement)} ({d.card(e.card)} is unused now)" if e.replacement
+        else f"{d.seat(e.seat)} removes {d.card(e.card)}"),
     E.DieRolled: (
         lambda d, e: f"{d.seat(e.seat)}のサイコロ: {e.value}" + {"order": "（最終敏捷が同値のため処理順を決定）",
                                                               "enter": "（登場エリア）", "reenter": "（再登場エリア）"}.get(e.reason, ""),
@@ -315,6 +319,22 @@ REFUSAL_UI: dict[str, dict[str, str]] = {
                            "en": "{bid_target} is not a target nobody bid on this round"},
     "illegal.bad_race": {"ja": "{race}は{seat}の種族候補ではありません",
                          "en": "{race} is not one of {seat}'s race candidates"},
+    "illegal.build_confirmed": {"ja": "{seat}はビルドを確定済みです。変更するには確定を取り消してください",
+                                "en": "{seat} has confirmed the build: take the confirmation back to change it"},
+    "illegal.not_confirmed": {"ja": "{seat}はまだビルドを確定していません（取り消す確定がありません）",
+                              "en": "{seat} has not confirmed the build (there is nothing to take back)"},
+    "illegal.builds_final": {"ja": "全員が確定を宣言した後は、公開確認中を含め、ビルドを変更できません",
+                             "en": "Every seat has confirmed: no build can change now, the reveal included"},
+    "illegal.swap_not_in_violation": {"ja": "{card}はルール違反が見つかったカードではありません（入れ替えられるのは違反したカードだけです）",
+                                      "en": "{card} is not found in violation: only a card that breaks a build rule can be swapped"},
+    # actions built by hand (scenarios, saves, code): a field of the wrong type
+    "illegal.not_an_action": {"ja": "{got}はアクションではありません", "en": "{got} is not an action"},
+    "illegal.bad_field": {"ja": "{action}の{field}は{kind}でなければなりません（{got}が渡されました）",
+                          "en": "{action}: {field} must be {kind}, not {got}"},
+    "illegal.number_out_of_range": {"ja": "{action}の{field}が範囲外です（-2**63から2**63-1までの整数。この値は{bits}ビット）",
+                                    "en": "{action}: {field} is out of range (a whole number from -2**63 to 2**63-1; this one has {bits} bits)"},
+    "illegal.bad_zone": {"ja": "{action}の{field}は装備・マテリアル化・未使用のどれかです",
+                         "en": "{action}: {field} must be equip, materialize or unused"},
     # §6 手番 / 移動 / 休息 / 継続スキル
     "illegal.no_actions_left": {"ja": "この手番のアクション2回を使い切りました（移動は2回まで、アタックは1回まで）",
                                 "en": "Both actions of this turn are used (at most 2 moves and 1 attack)"},
@@ -413,6 +433,7 @@ REFUSAL_UI: dict[str, dict[str, str]] = {
     "action.ChooseRace": {"ja": "種族の選択", "en": "Choose race"},
     "action.Assign": {"ja": "カードの配置", "en": "Assign a card"},
     "action.Confirm": {"ja": "ビルドの確定", "en": "Confirm"},
+    "action.Unconfirm": {"ja": "確定の取り消し", "en": "Unconfirm"},
     "action.Remove": {"ja": "カードを外す", "en": "Remove a card"},
     "action.Swap": {"ja": "カードの入れ替え", "en": "Swap"},
     "action.Move": {"ja": "移動", "en": "Move"},
@@ -437,6 +458,8 @@ _TIMING_PHRASE = {
     "en": {"attack": "on attack", "counter": "on counter", "any": "on attack or counter",
            "defend": "when attacked", "turn": "in your own turn"},
 }
+_KIND = {"ja": {"int": "整数（int）", "str": "文字列（str）"},
+         "en": {"int": "a whole number (int)", "str": "text (str)"}}
 _ZONE = {"ja": {"equip": "装備", "materialize": "マテリアル化", "unused": "未使用"},
          "en": {"equip": "equipped", "materialize": "materialized", "unused": "unused"}}
 _STAT = {"ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},
@@ -522,6 +545,8 @@ def refusal_params(cards: CardSet, params: Mapping[str, object], lang: str) -> d
             value = UI.get(f"action.{value}", {}).get(lang, value)
         elif key == "allowed":
             value = sep.join(str(UI.get(f"action.{a}", {}).get(lang, a)) for a in value)  # type: ignore[attr-defined]
+        elif key == "kind":
+            value = _KIND[lang].get(value, value)  # type: ignore[arg-type]
         elif key == "step" and isinstance(value, int):
             value = f"{value:+d}"
         out[key] = value

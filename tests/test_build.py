@@ -9,7 +9,8 @@ import attrs
 import pytest
 
 from rules import IllegalAction, apply, legal_actions, observe, pending
-from rules.actions import Assign, ChooseRace, Confirm, Remove, Swap
+from rules.engine import _seat_violations, in_violation
+from rules.actions import Assign, ChooseRace, Confirm, Remove, Swap, Unconfirm
 from rules.build import available_material, equip_cost, final_stats, violations
 from rules.cards import Stats
 from rules.events import BuildConfirmed, BuildRevealed, CardRemoved, DieRolled, OrderDecided
@@ -221,20 +222,82 @@ def test_5_4_confirm_needs_a_race(cards):
     assert Confirm(0) in legal_actions(state, 0)
 
 
-def test_5_4_confirmed_build_is_locked(cards):
-    """§5-4 / FAQ: 確定後は…構成を変更できません (docs/RULINGS.md: a declared build is locked)."""
+def test_5_4_confirmed_seat_may_take_it_back_until_everyone_confirmed(cards):
+    """§5-4: 全員が最終ビルドの確定を宣言するまでは、自由に付け外しできます (docs/RULINGS.md R4):
+    a confirmed seat changes nothing while confirmed, but may take the confirmation back
+    (`Unconfirm`) and edit again while another seat has not confirmed."""
     state = position(cards)
-    state, events = run(state, *build(0, "human", equip=("dagger",)), Confirm(0))
+    state, events = run(state, *build(0, "human", equip=("dagger", "iron_helm#1")), Confirm(0))
     assert BuildConfirmed(0) in events
-    assert state.seats[0].confirmed
-    assert pending(state).seats == (1, 2)
-    assert legal_actions(state, 0) == []
-    refused(state, Assign(0, "dagger", "unused"), "not_your_turn")
-    refused(state, Assign(0, "iron_helm#1", "equip"), "not_your_turn")
-    refused(state, ChooseRace(0, "elf"), "not_your_turn")
-    refused(state, Confirm(0), "not_your_turn")
-    # the others keep building
-    assert Assign(1, "boots#1", "equip") in legal_actions(state, 1)
+    d = pending(state)
+    assert (d.seats, d.optional) == ((1, 2), (0,))       # not waited for, but may act
+    assert legal_actions(state, 0) == [Unconfirm(0)]
+    assert Unconfirm(0) in legal_actions(state)
+    assert not [a for a in legal_actions(state) if isinstance(a, Unconfirm) and a.seat != 0]
+    # while confirmed, nothing changes
+    for action in (Assign(0, "dagger", "unused"), Assign(0, "ring#1", "equip"),
+                   ChooseRace(0, "elf"), Confirm(0)):
+        assert "Unconfirm" in refused(state, action, "build_confirmed").reason
+    refused(state, Unconfirm(1), "not_confirmed")        # seat 1 has nothing to take back
+    # take it back: the build is as it was, and editable again
+    state, events = apply(state, Unconfirm(0))
+    assert events == [BuildConfirmed(0, confirmed=False)]
+    assert not state.seats[0].confirmed
+    assert state.seats[0].equipped == ("dagger", "iron_helm#1") and state.seats[0].race == "human"
+    assert pending(state).seats == (0, 1, 2) and pending(state).optional == ()
+    refused(state, Unconfirm(0), "not_confirmed")
+    state, _ = run(state, Assign(0, "iron_helm#1", "unused"), Assign(0, "leather_cap#1", "equip"),
+                   ChooseRace(0, "elf"), Confirm(0))
+    # a seat that confirms after another took its confirmation back may take its own back too
+    state, _ = run(state, ChooseRace(1, "dwarf"), Confirm(1), Unconfirm(1), Confirm(1))
+    state, events = run(state, ChooseRace(2, "giant"), Confirm(2))
+    (r0,) = [e for e in of_type(events, BuildRevealed) if e.seat == 0]
+    assert (r0.race, r0.equipped) == ("elf", ("dagger", "leather_cap#1"))
+
+
+def test_5_4_taking_a_confirmation_back_shows_others_only_that(cards):
+    """§5-4: 使用するカードと使用しないカードを分け、どちらも他のプレイヤーから見えないように伏せて
+    おきます — the declaration and its withdrawal are public, the build stays hidden."""
+    state = position(cards)
+    state, _ = run(state, *build(0, "elf", equip=("iron_helm#1", "dagger"),
+                                 materialize=("ring#1",)), Confirm(0))
+    state, events = apply(state, Unconfirm(0))
+    assert all(not e.secret for e in events)             # everyone learns it, and only it
+    assert not strings_in(events)                        # no card, no race
+    secret = {"iron_helm#1", "dagger", "ring#1", "ring#2", "leather_cap#1", "elf"}
+    for i in (1, 2):
+        obs = observe(state, i)
+        assert not obs.seats[0].confirmed
+        assert obs.seats[0].race is None and obs.seats[0].equipped == ()
+        assert not strings_in(obs) & (secret - {"elf"})
+        assert obs.legal and not [a for a in obs.legal if a.seat != i]
+    assert observe(state, 0).legal and Unconfirm(0) not in observe(state, 0).legal
+    state, _ = apply(state, Confirm(0))
+    assert observe(state, 1).seats[0].confirmed
+    assert observe(state, 0).legal == (Unconfirm(0),)
+
+
+def test_5_4_after_everyone_confirmed_nothing_changes(cards):
+    """§5-4 確定後は、公開確認中を含め、そのバトルが終了するまで構成を変更できません / §8 FAQ
+    (R4): once every seat has confirmed — in the reveal and in the battle — nobody can take
+    a confirmation back or edit a build."""
+    state = position(cards)
+    # seat 0: two head armors, found at the reveal
+    state, _ = run(state, *build(0, "human", equip=("iron_helm#1", "leather_cap#1", "dagger"),
+                                 materialize=("ring#1",)), Confirm(0))
+    state, _ = confirm_all(state, {1: ("elf", ("short_sword",), ()),
+                                   2: ("giant", ("axe",), ())})
+    assert state.phase == Phase.REVEAL and pending(state).optional == ()
+    assert not [a for a in legal_actions(state) if isinstance(a, Unconfirm)]
+    for seat in (0, 1, 2):
+        refused(state, Unconfirm(seat), "builds_final")
+    refused(state, Assign(0, "leather_cap#1", "unused"), "builds_final")
+    refused(state, Assign(1, "ring#3", "equip"), "builds_final")
+    refused(state, ChooseRace(0, "elf"), "builds_final")
+    state, _ = apply(state, Remove(0, "leather_cap#1"))
+    assert state.phase == Phase.BATTLE
+    refused(state, Unconfirm(0), "builds_final")
+    refused(state, Assign(1, "ring#3", "equip"), "builds_final")
 
 
 # ------------------------------------------------------------------------- the reveal
@@ -323,26 +386,87 @@ def test_5_4_violating_build_removes_cards_until_legal(cards):
     assert_cards_conserved(state)
 
 
-def test_5_4_reveal_swap_variant_offers_swap(cards):
-    """§5-4 公開確認: 初めて遊ぶプレイヤーがいる場合は…ルール違反が見つかったカードを、使用しない
-    カードと入れ替えることを認めても構いません (Config(reveal_swap=True))."""
-    state = position(cards, reveal_swap=True)
-    state, _ = run(state, *build(0, "human", equip=("iron_helm#1", "leather_cap#1", "dagger"),
-                                 materialize=("ring#1",)), Confirm(0))
-    state, _ = confirm_all(state, {1: ("elf", ("short_sword",), ()),
-                                   2: ("giant", ("axe",), ())})
+def reveal_of(cards, equip, hand_extra=(), materialize=(), race="human"):
+    """Seat 0 confirms `equip` (+ `materialize`), the others a legal build; the reveal
+    begins with seat 0 (start seat) in the first-game variant."""
+    hands = {0: tuple(equip) + tuple(hand_extra) + tuple(materialize),
+             1: ("short_sword",), 2: ("axe",)}
+    state = position(cards, hands=hands, reveal_swap=True)
+    state, _ = run(state, *build(0, race, equip, materialize), Confirm(0))
+    state, _ = confirm_all(state, {1: ("elf", ("short_sword",), ()), 2: ("giant", ("axe",), ())})
+    return state
+
+
+def swappable(state, seat=0):
+    return {a.card for a in legal_actions(state) if isinstance(a, Swap) and a.seat == seat}
+
+
+def test_5_4_reveal_swap_only_the_card_found_in_violation(cards):
+    """§5-4 公開確認: 初めて遊ぶプレイヤーがいる場合は…公開確認でルール違反が見つかったカードを、
+    使用しないカードと入れ替えることを認めても構いません (R7): only a card found in violation is
+    swapped, for any unused card, and it goes back among the unused cards."""
+    state = reveal_of(cards, ("iron_helm#1", "leather_cap#1", "dagger"), hand_extra=("ring#2",),
+                      materialize=("ring#1",))
     assert pending(state).kind == "reveal_fix"
     legal = set(legal_actions(state))
-    assert Swap(0, "leather_cap#1", "ring#2") in legal
-    assert Remove(0, "leather_cap#1") in legal
     assert {a for a in legal if isinstance(a, Swap)} == {
-        Swap(0, c, r) for c in ("iron_helm#1", "leather_cap#1", "dagger") for r in ("ring#2",)}
+        Swap(0, "iron_helm#1", "ring#2"), Swap(0, "leather_cap#1", "ring#2")}
+    assert {Remove(0, c) for c in ("iron_helm#1", "leather_cap#1", "dagger")} <= legal
+    # control: the dagger breaks no rule and cannot be swapped
+    err = refused(state, Swap(0, "dagger", "ring#2"), "swap_not_in_violation")
+    assert "violation" in err.reason
+    refused(state, Swap(0, "leather_cap#1", "short_sword"), "bad_card")  # not seat 0's card
+    discard = state.defense_discard
     state, events = apply(state, Swap(0, "leather_cap#1", "ring#2"))
     assert CardRemoved(0, "leather_cap#1", "ring#2") in events
     assert set(state.seats[0].equipped) == {"iron_helm#1", "dagger", "ring#2"}
-    assert state.seats[0].hand == ()
-    assert "leather_cap#1" in state.defense_discard
+    assert state.seats[0].hand == ("leather_cap#1",)          # back among the unused cards
+    assert state.defense_discard == discard                   # nothing discarded by a swap
     assert state.phase in (Phase.BATTLE, Phase.OVER)
+    assert_cards_conserved(state)
+
+
+@pytest.mark.parametrize("equip, extra, found", [
+    # same name: both rings
+    (("ring#1", "ring#2", "dagger"), ("amulet#1",), {"ring#1", "ring#2"}),
+    # one part twice: both head armors, not the boots
+    (("iron_helm#1", "leather_cap#1", "boots#1"), ("ring#1",), {"iron_helm#1", "leather_cap#1"}),
+    # more than 2 hand slots: the weapons and the shield, not the magic
+    (("halberd", "dagger", "fire_bolt"), ("buckler#1",), {"halberd", "dagger"}),
+    (("dagger", "mace", "buckler#1", "fire_bolt"), ("ring#1",), {"dagger", "mace", "buckler#1"}),
+    # cost 2 + 3 over material 0 + 1: the cards with an equip cost, not the weapon
+    (("iron_helm#1", "chain_mail#1", "dagger"), ("ring#1",), {"iron_helm#1", "chain_mail#1"}),
+], ids=["same_name", "part", "hand_slots", "hand_slots_shield", "material"])
+def test_5_4_reveal_swap_card_found_in_violation_per_rule(cards, equip, extra, found):
+    """§5-4 公開確認 (R7) 「ルール違反が見つかったカード」 for each rule of 装備枠 / 手の装備枠 /
+    マテリアル: the cards the broken rule names (engine.in_violation)."""
+    material = () if "chain_mail#1" in equip else ("greaves#1", "ring#3")   # 3 + 3 + 1
+    state = reveal_of(cards, equip, hand_extra=extra, materialize=material)
+    assert pending(state).kind == "reveal_fix" and pending(state).seats == (0,)
+    assert len(_seat_violations(state, 0)) == 1
+    assert set(in_violation(state, 0)) == found
+    assert swappable(state) == found
+    for c in set(equip) - found:
+        refused(state, Swap(0, c, extra[0]), "swap_not_in_violation")
+
+
+def test_5_4_reveal_swap_until_legal_and_swapped_out_cards_are_unused(cards):
+    """§5-4 公開確認 (R7): a swap that leaves the build illegal keeps the owner fixing it;
+    what is found in violation is judged on the build as it is now, and a card swapped
+    out is an unused card like the others."""
+    # cost 2 + 3 = 5 > 0 + 1; unused: a ring (cost 1) and greaves (cost 1)
+    state = reveal_of(cards, ("iron_helm#1", "chain_mail#1", "dagger"),
+                      hand_extra=("ring#1", "greaves#1"))
+    state, _ = apply(state, Swap(0, "chain_mail#1", "ring#1"))     # cost 2 + 1 = 3 > 1
+    assert state.phase == Phase.REVEAL and pending(state).seats == (0,)
+    assert set(state.seats[0].hand) == {"chain_mail#1", "greaves#1"}
+    assert swappable(state) == {"iron_helm#1", "ring#1"}
+    assert {a.replacement for a in legal_actions(state) if isinstance(a, Swap)} == \
+        {"chain_mail#1", "greaves#1"}
+    state, _ = apply(state, Remove(0, "iron_helm#1"))              # cost 1 = 1: legal
+    assert state.phase in (Phase.BATTLE, Phase.OVER)
+    assert "iron_helm#1" in state.defense_discard                  # a removal still discards
+    assert set(state.seats[0].hand) == {"chain_mail#1", "greaves#1"}
     assert_cards_conserved(state)
 
 

@@ -21,9 +21,9 @@ import pytest
 
 from rules import REFUSAL_CODES, Config, IllegalAction, apply, legal_actions, new_game, pending
 from rules import battle as B
-from rules.actions import (REFUSALS, Activate, ChooseArea, ChooseTarget, Confirm, Declare, Done,
-                           Draw, EndTurn, Move, Pick, Rest, StartAttack, StartCounter, Stop,
-                           UseUnluck, refuse)
+from rules.actions import (REFUSALS, Activate, Assign, ChooseArea, ChooseTarget, Confirm, Declare,
+                           Done, Draw, EndTurn, Move, Pick, Rest, StartAttack, StartCounter, Stop,
+                           Swap, Unconfirm, UseUnluck, field_refusal, refuse)
 from rules.cards import CardSet
 from rules.engine import refusal
 from rules.state import Attack, Phase
@@ -39,8 +39,10 @@ PART1_CODES = {"not_a_target", "card_not_in_hand", "attack_card_bid", "card_not_
 
 
 def refused(state, action) -> IllegalAction:
-    """`action` is not listed, `apply` raises IllegalAction and leaves the state as it was."""
-    assert action not in legal_actions(state)
+    """`action` is not listed, `apply` raises IllegalAction and leaves the state as it was.
+    (An action with a field of the wrong type may compare equal to a listed one: 1.0 == 1.)"""
+    if field_refusal(action) is None:
+        assert action not in legal_actions(state)
     before = hash(state)
     with pytest.raises(IllegalAction) as info:
         apply(state, action)
@@ -344,6 +346,62 @@ def case_counter_not_in_crit():
     state = attrs.evolve(state, battle=attrs.evolve(b, counter_queue=(1,), countered=0))
     assert pending(state).kind == "counter"
     return state, StartCounter(1, "spear", "spear_range")
+
+
+# §5-4 ビルド / 公開確認 (R4, R7), with the build test cards and positions of test_build.py
+
+def _build_cards() -> CardSet:
+    from conftest import TEST_CARDS_PATH
+    from rules.cards import load_cards
+    return load_cards(TEST_CARDS_PATH)
+
+
+def _confirmed():
+    """Seat 0 has confirmed its build; seats 1 and 2 are building."""
+    import test_build as TB
+    state = TB.position(_build_cards())
+    state, _ = run(state, *TB.build(0, "human", equip=("dagger",)), Confirm(0))
+    return state
+
+
+def case_build_confirmed():
+    return _confirmed(), Assign(0, "iron_helm#1", "equip")
+
+
+def case_not_confirmed():
+    return _confirmed(), Unconfirm(1)
+
+
+def case_builds_final():
+    import test_build as TB
+    state = TB.reveal_of(_build_cards(), ("iron_helm#1", "leather_cap#1", "dagger"))
+    assert state.phase == Phase.REVEAL
+    return state, Unconfirm(1)
+
+
+def case_swap_not_in_violation():
+    import test_build as TB
+    state = TB.reveal_of(_build_cards(), ("iron_helm#1", "leather_cap#1", "boots#1"),
+                         hand_extra=("ring#2",), materialize=("greaves#1", "ring#3"))
+    return state, Swap(0, "boots#1", "ring#2")
+
+
+# Typed actions (issue 14): a field of the wrong type is refused before the legal list.
+
+def case_not_an_action():
+    return duel(), "Move(0, 1)"
+
+
+def case_bad_field():
+    return duel(), Move(0, 1.0)
+
+
+def case_number_out_of_range():
+    return duel(), Move(0, 10 ** 5000)
+
+
+def case_bad_zone():
+    return _confirmed(), Assign(1, "boots#1", "wear")
 
 
 def _cards_with_sweep_any() -> CardSet:

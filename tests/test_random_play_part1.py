@@ -17,7 +17,7 @@ import pytest
 
 from rules import Config, IllegalAction, apply, legal_actions, new_game, observe, pending
 from rules.actions import (Appraise, Assign, ChooseRace, Confirm, Decline, Pass, Pay, Pick,
-                           PlaceBid, Remove, Swap, UseAuction)
+                           PlaceBid, Remove, Swap, Unconfirm, UseAuction)
 from rules.state import Phase
 
 from conftest import assert_cards_conserved, strings_in
@@ -28,6 +28,7 @@ GAMES = 200
 # build is bounded by the Confirm weighting below; 3000 is far above any game seen.
 MAX_STEPS = 3000
 CONFIRM_WEIGHT = 0.25      # in the build, how often a seat that may confirm does so
+UNCONFIRM_WEIGHT = 0.05    # in the build, how often a confirmed seat takes it back (R4)
 LISTED_SAMPLES = 1         # listed actions applied to the same (unchanged) state
 UNLISTED_SAMPLES = 2       # unlisted actions that must be refused
 
@@ -38,8 +39,12 @@ def config_for(players: int, seed: int) -> Config:
 
 def choose(rnd: random.Random, state, legal: list) -> object:
     """A random legal action: a random seat among those asked, then one of its actions (in
-    the build, Confirm with probability CONFIRM_WEIGHT when it is legal)."""
-    seats = sorted({a.seat for a in legal})
+    the build, Confirm with probability CONFIRM_WEIGHT when it is legal; a confirmed seat,
+    not asked, takes its confirmation back with probability UNCONFIRM_WEIGHT)."""
+    optional = [a for a in legal if a.seat in pending(state).optional]
+    if optional and rnd.random() < UNCONFIRM_WEIGHT:
+        return rnd.choice(optional)
+    seats = sorted({a.seat for a in legal if a.seat in pending(state).seats})
     seat = rnd.choice(seats)
     mine = [a for a in legal if a.seat == seat]
     if state.phase == Phase.BUILD:
@@ -104,7 +109,8 @@ def unlisted_candidates(rnd: random.Random, state) -> list:
         Pick(s, card), PlaceBid(s, target, card), Assign(s, card, "equip"),
         Assign(s, card, "materialize"), Remove(s, card), Pay(s, target, card),
         UseAuction(s, card), Pick(n, card), Pass(n), Confirm(n + 3), ChooseRace(s, "no_race"),
-        Appraise(s, "no_target"), Swap(s, card, card),
+        Appraise(s, "no_target"), Swap(s, card, card), Unconfirm(s), Unconfirm(other),
+        Pick(float(s), card), Pass(s == 0), Assign(s, card, "equip "), Confirm(None),
     ]
     if waiting:
         w = rnd.choice(waiting)
@@ -119,7 +125,11 @@ def check_step(rnd: random.Random, state, legal: list) -> None:
     assert_cards_conserved(state)
     assert legal, f"no legal action in phase {state.phase} ({pending(state)})"
     assert len(set(legal)) == len(legal), "duplicate legal actions"
-    assert {a.seat for a in legal} <= set(pending(state).seats)
+    d = pending(state)
+    assert {a.seat for a in legal} <= set(d.seats + d.optional)
+    assert not set(d.seats) & set(d.optional)
+    # a seat not waited for may only take its build confirmation back (§5-4, R4)
+    assert all(type(a).__name__ == "Unconfirm" for a in legal if a.seat in d.optional)
     snapshot = hash(state)          # attrs recomputes it from every field, all the way down
     # listed actions are accepted (and the given state is not changed by applying them)
     for action in rnd.sample(legal, min(LISTED_SAMPLES, len(legal))):
