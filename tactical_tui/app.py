@@ -56,9 +56,16 @@ class TacticalApp(App):
         self._results_ready = False
         self._waiting_modal = False
 
+    def on_unmount(self) -> None:
+        if self.table is not None:
+            self.table.close()           # the save's lock: other windows may open it
+
     # ------------------------------------------------------------------ start-up
     def on_mount(self) -> None:
         self._install_signal_handlers()
+        if self.autosave:
+            from .saves import clean_temp_files
+            clean_temp_files()           # left by a TACTICAL that was killed mid-write
         self.push_screen(localized(TitleScreen, self.lang)())
         if self._resume is not None:
             self.continue_game(self._resume or None)
@@ -87,25 +94,71 @@ class TacticalApp(App):
         self.exit(return_code=0)
 
     def continue_game(self, path: Optional[str] = None) -> None:
-        """Continue the last unfinished game, or the given save file."""
+        """Continue the given save file, or the newest unfinished game; a game another
+        window has open is refused with a message (its lock, saves.GameLock)."""
         from pathlib import Path
-        from .saves import SaveError, current_path, read
-        file = Path(path) if path else current_path()
-        if not path and not file.exists():
-            self.notify(t("title.no_save", self.lang))
-            return
-        try:
-            data = read(file)
-            if data.finished and not path:
+        from .saves import GameLock, SaveError, SaveLocked, list_games, read
+        if path:
+            file = Path(path)
+        else:
+            games = [g for g in list_games(self.cards) if g.problem is None]
+            if not games:
                 self.notify(t("title.no_save", self.lang))
                 return
+            file = games[0].path
+        lock = None
+        try:
+            if self.autosave:
+                lock = GameLock.acquire(file)
+            data = read(file)
             table = GameTable.from_save(data, self.cards, str(file),
                                         save_path=file if self.autosave else None)
+        except SaveLocked as exc:
+            self.notify(t("save.locked", self.lang, path=str(exc.path), pid=exc.pid or "?"),
+                        severity="error", timeout=12)
+            return
         except SaveError as exc:
+            if lock is not None:
+                lock.release()
             self.notify(t("save.bad", self.lang, problem=exc.text(self.lang, self.cards)),
                         severity="error", timeout=12)
             return
+        except OSError as exc:
+            from .text import os_error_text
+            self.notify(t("save.bad", self.lang, problem=f"{file}: {os_error_text(exc, self.lang)}"),
+                        severity="error", timeout=12)
+            return
+        table.lock = lock
         self._begin(table)
+
+    def show_continue(self) -> None:
+        """The Continue list: every unfinished game with its date, seats and phase."""
+        from .saves import list_games
+        from .screens import ContinueScreen
+        games = list_games(self.cards, include_finished=True)
+        if not any(g.phase != "over" for g in games):
+            self.notify(t("title.no_save", self.lang))
+            return
+        self.push_screen(localized(ContinueScreen, self.lang)(games))
+
+    def clean_games(self) -> None:
+        """Remove finished games and the oldest unfinished ones (asks first)."""
+        from .saves import KEEP_GAMES, clean_old_games, list_games
+        from .screens import ContinueScreen
+        n = ContinueScreen.removable(list_games(self.cards, include_finished=True))
+        if not n:
+            return
+
+        def done(yes) -> None:
+            if not yes:
+                return
+            removed = clean_old_games(self.cards, KEEP_GAMES)
+            self.notify(t("cont.cleaned", self.lang, n=removed))
+            if isinstance(self.screen, ContinueScreen):
+                self.pop_screen()
+            self.show_continue()
+        self.push_screen(localized(ConfirmScreen, self.lang)(t("cont.clean_ask", self.lang, n=n)),
+                         done)
 
     def set_lang(self, lang: str) -> None:
         self.lang = lang
@@ -124,7 +177,7 @@ class TacticalApp(App):
         elif choice == "new":
             self.push_screen(localized(SetupScreen, self.lang)())
         elif choice == "continue":
-            self.continue_game()
+            self.show_continue()
         elif choice == "rules":
             self.action_help()
         elif choice == "lang":
@@ -144,15 +197,29 @@ class TacticalApp(App):
         seed = seed if seed is not None else random.randrange(1 << 30)
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
-        from .saves import current_path
+        from .saves import GameLock, new_game_path
+        path = lock = None
+        if self.autosave:               # a file of its own: no unfinished game is replaced
+            path = new_game_path()
+            try:
+                lock = GameLock.acquire(path)
+            except OSError:
+                pass                    # an unwritable folder: autosave warns, play goes on
         table = GameTable(Config(players=players, first_game=first_game), setups, seed,
-                          self.cards, save_path=current_path() if self.autosave else None,
-                          lang=self.lang)
+                          self.cards, save_path=path, lang=self.lang, lock=lock)
         self.ai_delay = delay
         table.autosave()
         self._begin(table)
 
+    def leave_game(self) -> None:
+        """The current game is left (its save stays): other windows may open it."""
+        if self.table is not None:
+            self.table.close()
+        self.table = None
+
     def _begin(self, table: GameTable) -> None:
+        if self.table is not None and self.table is not table:
+            self.table.close()
         self.table = table
         self.viewer = self.table.humans[0] if self.table.humans else 0
         self._phase = None
@@ -162,12 +229,12 @@ class TacticalApp(App):
 
     def action_new_game(self) -> None:
         self._phase = None
-        self.table = None
+        self.leave_game()
         self._reset_to(localized(SetupScreen, self.lang)())
 
     def action_back_to_title(self) -> None:
         self._phase = None
-        self.table = None
+        self.leave_game()
         self._reset_to(localized(TitleScreen, self.lang)())
 
     def _reset_to(self, screen) -> None:

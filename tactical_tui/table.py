@@ -51,6 +51,7 @@ class GameTable:
     lang: str = "en"
     save_problem: Optional[str] = field(init=False, default=None)   # English, for logs
     save_error: Optional[OSError] = field(init=False, default=None)  # its cause
+    lock: object = None                       # saves.GameLock held on save_path while open
 
     def __attrs_post_init__(self) -> None:
         if len(self.seats) != self.config.players:
@@ -83,6 +84,12 @@ class GameTable:
             from .text import os_error_text
             self.save_error = exc
             self.save_problem = f"{self.save_path}: {os_error_text(exc, 'en')}"
+
+    def close(self) -> None:
+        """Leave the game: let other windows open its save (releases the lock)."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
     @classmethod
     def from_save(cls, data, cards: CardSet, source: str, save_path: Optional[Path] = None
