@@ -88,9 +88,26 @@ class TacticalApp(App):
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
 
+    leaving = False                      # a signal came: nothing more is drawn or thought
+
+    EXIT_GRACE = 4.0                     # seconds for a clean shutdown after a signal
+
     def _signal_exit(self) -> None:
+        self.leaving = True
         if self.table is not None:
             self.table.autosave()
+            self.table.close()
+        # When the terminal is gone, Textual's shutdown can wait for ever: its output
+        # thread dies on the first write to the hung-up terminal (EIO), and the next
+        # write — restoring the terminal modes — waits on the full queue of that dead
+        # thread (`queue.Queue.put`, the `not_full` lock of drivers/_writer_thread.py).
+        # The game is saved and its lock released, so after a grace period the process
+        # ends regardless.
+        import os
+        import threading
+        timer = threading.Timer(self.EXIT_GRACE, os._exit, (0,))
+        timer.daemon = True
+        timer.start()
         self.exit(return_code=0)
 
     def continue_game(self, path: Optional[str] = None) -> None:
@@ -129,6 +146,9 @@ class TacticalApp(App):
                         severity="error", timeout=12)
             return
         table.lock = lock
+        if self.leaving:                     # a signal came while the game was rebuilt
+            table.close()
+            return
         self._begin(table)
 
     def show_continue(self) -> None:
@@ -259,7 +279,7 @@ class TacticalApp(App):
         """After every change: show results, switch screens by phase, let AI seats act,
         hand over between human seats."""
         table = self.table
-        if table is None or not self.is_running or not self.screen_stack \
+        if table is None or self.leaving or not self.is_running or not self.screen_stack \
                 or self._modal_open() or self.busy:
             return
         if self._results_ready:
@@ -333,14 +353,21 @@ class TacticalApp(App):
         self.run_worker(partial(self._ai_work, seat), thread=True, exclusive=True, group="ai")
 
     def _ai_work(self, seat: int) -> None:
-        action, reason = self.table.ai_decide(seat)
-        self.call_from_thread(self._ai_done, seat, action, reason)
-
-    def _ai_done(self, seat: int, action, reason) -> None:
         table = self.table
-        if table is None:
-            self.busy = False
+        action, reason = table.ai_decide(seat)
+        # Hand the result over without waiting for the app (not `call_from_thread`): when
+        # the app is already gone (terminal closed, SIGHUP) a waiting worker thread would
+        # keep the process alive for ever, the interpreter joining it at exit.
+        try:
+            self.call_later(self._ai_done, seat, action, reason, table)
+        except RuntimeError:                 # the event loop is closed
+            pass
+
+    def _ai_done(self, seat: int, action, reason, table=None) -> None:
+        if table is not self.table or self.table is None or self.leaving:
+            self.busy = False                # a game left while its AI was thinking
             return
+        table = self.table
         phase = table.state.phase
         entries = table.submit_ai(seat, action, reason)
         self.busy = False

@@ -50,17 +50,18 @@ TUI: dict[str, dict[str, str]] = {
     "cont.you": {"ja": "あなた", "en": "you"},
     "cont.humans": {"ja": "人間{n}人", "en": "{n} humans"},
     "cont.round": {"ja": "{phase} ラウンド{r}", "en": "{phase}, round {r}"},
-    "cont.elsewhere": {"ja": " ― 別のウィンドウで使用中", "en": " — open in another window"},
+    "cont.elsewhere": {"ja": "↑ 別のウィンドウで使用中（プロセス{pid}）",
+                       "en": "↑ open in another window (process {pid})"},
     "cont.damaged": {"ja": "{name}: 開けません", "en": "{name}: cannot be opened"},
     "cont.clean": {"ja": "整理: 古いゲームと終わったゲーム{n}件を削除（新しい未完了の{keep}件は残す）",
                    "en": "Clean up: remove {n} old or finished games (the {keep} newest stay)"},
     "cont.clean_ask": {"ja": "保存したゲーム{n}件を削除しますか？元に戻せません。",
                        "en": "Remove {n} saved games? This cannot be undone."},
     "cont.cleaned": {"ja": "保存したゲームを{n}件削除しました。", "en": "Removed {n} saved games."},
-    "save.locked": {"ja": "このゲームは別のウィンドウで開かれています（プロセス{pid}）: {path}"
-                          "。そちらで続けるか、そちらを閉じてから開いてください。",
-                    "en": "This game is open in another window (process {pid}): {path}. "
-                          "Continue it there, or close it there first."},
+    "save.locked": {"ja": "このゲームは別のウィンドウ（プロセス{pid}）で開かれています。"
+                          "そちらで続けるか、そちらを閉じてから開いてください: {path}",
+                    "en": "This game is open in another window (process {pid}). "
+                          "Continue it there, or close it there first: {path}"},
     "setup.title": {"ja": "新しいゲームの設定（←→で変更、Enterで開始）",
                     "en": "New game (←→ to change, Enter to start)"},
     "setup.players": {"ja": "人数", "en": "Players"},

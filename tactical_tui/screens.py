@@ -96,11 +96,13 @@ class ContinueScreen(BaseScreen):
         where = ui("phase." + g.phase, self.lang) if g.phase else "?"
         if g.phase == "battle":
             where = self.tr("cont.round", phase=where, r=g.round)
+        sep = "、" if self.lang == "ja" else ", "
         text = self.tr("cont.row", date=date, seats=self.tr("cont.seats", n=len(g.seats),
-                                                              who=", ".join(who)), where=where)
-        if g.holder:
-            text += self.tr("cont.elsewhere")
-        return Text(pad(text, 74).rstrip())
+                                                              who=sep.join(who)), where=where)
+        text = pad(text, 74).rstrip()
+        if g.holder:                     # on a line of its own: never cut off
+            text += "\n" + " " * 13 + self.tr("cont.elsewhere", pid=g.holder)
+        return Text(text)
 
     def refresh_view(self) -> None:
         self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("title.continue"),
@@ -256,13 +258,15 @@ class GameScreen(BaseScreen):
     _ready = False
 
     def on_mount(self) -> None:
+        if self.app.leaving:             # the app is shutting down (a signal): draw nothing
+            return
         self._ready = True
         self.app.fill_log(self.query_one("#log", RichLog))
         self.refresh_view()
 
     def update_view(self) -> None:
         """Refresh once the screen is mounted (it refreshes itself on mount)."""
-        if self._ready:
+        if self._ready and not self.app.leaving:
             self.refresh_view()
 
     def my_turn(self) -> bool:
