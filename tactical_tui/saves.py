@@ -98,6 +98,17 @@ class SeatEntry:
 
 
 @frozen
+class AINote:
+    """What an AI seat left with one of its actions (`n`: its index in `actions`): the
+    reason the log showed (key and params of ai.normal.Reason, or None) and the
+    player's memory for its next decision (ai.base.Player.memory). Resuming reads
+    these instead of asking the AI again."""
+    n: int
+    reason: Optional[tuple[str, tuple[tuple[str, Any], ...]]] = None
+    memo: tuple[tuple[str, Any], ...] = ()
+
+
+@frozen
 class SaveData:
     format: int
     seed: int
@@ -106,6 +117,7 @@ class SaveData:
     actions: tuple[Any, ...]
     lang: str = "en"
     finished: bool = False
+    ai: tuple[AINote, ...] = ()
 
 
 def save_dir() -> Path:
@@ -163,11 +175,58 @@ def to_json(data: SaveData) -> str:
         "config": _conv.unstructure(data.config),
         "seats": [_conv.unstructure(s) for s in data.seats],
         "actions": [action_to_dict(a) for a in data.actions],
+        "ai": [_note_to_dict(x) for x in data.ai],
     }
     return json.dumps(raw, ensure_ascii=False, indent=1)
 
 
 TEMP_PREFIX = ".tmp-"       # + the writer's pid + "-" + a random part + ".json"
+
+
+def _note_to_dict(note: AINote) -> dict:
+    out: dict = {"n": note.n}
+    if note.reason is not None:
+        out["reason"] = [note.reason[0], [list(p) for p in note.reason[1]]]
+    if note.memo:
+        out["memo"] = dict(note.memo)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """A reason or memo value as saved: text, a small number, true/false or null."""
+    if value is None or type(value) in (str, bool):
+        return value
+    if type(value) is int and abs(value) < 2 ** 53:
+        return value
+    if type(value) is float and value == value and abs(value) < 1e300:
+        return value
+    raise ValueError("an AI note holds only text, numbers, true/false or null")
+
+
+def _notes_from(raw: Any, actions: int) -> tuple[AINote, ...]:
+    if not isinstance(raw, list):
+        raise ValueError("ai must be a list")
+    out, last = [], -1
+    for item in raw:
+        if not isinstance(item, dict) or set(item) - {"n", "reason", "memo"}:
+            raise ValueError("an AI note is a table of n, reason and memo")
+        n = item.get("n")
+        if type(n) is not int or not last < n < actions:
+            raise ValueError("an AI note's n names a later action of the list")
+        last = n
+        reason = item.get("reason")
+        if reason is not None:
+            if not (isinstance(reason, list) and len(reason) == 2 and type(reason[0]) is str
+                    and isinstance(reason[1], list)
+                    and all(isinstance(p, list) and len(p) == 2 and type(p[0]) is str
+                            for p in reason[1])):
+                raise ValueError(f"AI note of action {n + 1}: a reason is [key, [[name, value], ...]]")
+            reason = (reason[0], tuple((k, _plain(v)) for k, v in reason[1]))
+        memo = item.get("memo", {})
+        if not isinstance(memo, dict):
+            raise ValueError(f"AI note of action {n + 1}: memo must be a table")
+        out.append(AINote(n, reason, tuple((str(k), _plain(v)) for k, v in memo.items())))
+    return tuple(out)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -229,11 +288,12 @@ def parse(text: str, source: str) -> SaveData:
         if lang not in ("ja", "en"):
             lang = "en"
         finished = bool(raw.get("finished", False))
+        notes = _notes_from(raw.get("ai", []), len(actions))
     except KeyError as exc:
         raise SaveError(source, "missing", key=exc.args[0]) from None
     except Exception as exc:  # noqa: BLE001
         raise SaveError(source, "damaged", detail=_why(exc)) from None
-    return SaveData(fmt, seed, config, seats, tuple(actions), lang, finished)
+    return SaveData(fmt, seed, config, seats, tuple(actions), lang, finished, notes)
 
 
 def _why(exc: BaseException) -> str:
@@ -310,21 +370,10 @@ class GameLock:
         path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-            try:
-                if _fcntl is not None:
-                    _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
-            except BlockingIOError:
-                pid = _read_pid(fd)
-                os.close(fd)
-                raise SaveLocked(save, pid) from None
-            except BaseException:
-                os.close(fd)
-                raise
-            try:
-                same = os.fstat(fd).st_ino == os.stat(path).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:               # its holder removed it between our open and flock
+            holder = _flock(fd)
+            if holder is not None:
+                raise SaveLocked(save, holder if holder > 0 else None)
+            if not _same_file(fd, path):   # its holder removed it between our open and flock
                 os.close(fd)
                 continue
             os.ftruncate(fd, 0)
@@ -354,29 +403,45 @@ def _read_pid(fd: int) -> Optional[int]:
     return int(raw) if raw.isdigit() and len(raw) < 10 else None
 
 
+def _flock(fd: int) -> Optional[int]:
+    """Take the flock of an open lock file: None when taken; else the fd is closed and
+    the holder's pid is returned (-1 when it cannot be read)."""
+    try:
+        if _fcntl is not None:
+            _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+        return None
+    except BlockingIOError:
+        pid = _read_pid(fd)
+        os.close(fd)
+        return pid or -1
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except OSError:
+        return False
+
+
 def lock_holder(save: Path) -> int:
     """0 when no running TACTICAL holds `save`; else the holder's pid (-1: unknown).
     A stale lock file (its holder gone) is removed on the way."""
     path = lock_path(save)
     try:
         fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+        holder = _flock(fd)
     except OSError:
         return 0
-    try:
-        if _fcntl is not None:
-            _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
-    except BlockingIOError:
-        pid = _read_pid(fd)
-        os.close(fd)
-        return pid or -1
-    except OSError:
-        os.close(fd)
-        return 0
-    try:
-        if os.fstat(fd).st_ino == os.stat(path).st_ino:
+    if holder is not None:
+        return holder
+    if _same_file(fd, path):
+        try:
             os.unlink(path)
-    except OSError:
-        pass
+        except OSError:
+            pass
     os.close(fd)
     return 0
 

@@ -17,6 +17,7 @@ from rules import Config
 from tactical_tui import saves
 from tactical_tui.saves import GameLock, SaveLocked, list_games, lock_holder, read
 from tactical_tui.table import GameTable, SeatSetup
+from test_saves import drive as _drive
 
 ROOT = Path(__file__).resolve().parent.parent
 HELPER = ROOT / "tests" / "session_app.py"
@@ -48,19 +49,6 @@ def _wait_file(path: Path, proc, timeout: float = 60) -> None:
         time.sleep(0.05)
 
 
-def _drive(table: GameTable, steps: int | None = None) -> None:
-    """Play the table as the app does: AI seats by their players, humans by the hint."""
-    n = 0
-    while not table.over and (steps is None or n < steps):
-        ai, human = table.ai_to_act(), table.human_to_act()
-        if ai is not None and (human is None or table.state.phase in ("draft", "build")):
-            action, reason = table.ai_decide(ai)
-            table.submit_ai(ai, action, reason)
-        else:
-            table.submit(table.hint(human)[0])
-        n += 1
-
-
 def _games(save_dir: Path) -> list[Path]:
     """The game files of a save folder (not the temporary files of a write)."""
     return sorted(p for p in (save_dir / "games").glob("*.json") if not p.name.startswith("."))
@@ -74,7 +62,7 @@ def _digest(path: Path) -> str:
 
 @posix
 @pytest.mark.parametrize("lang, words", [("en", "open in another window"),
-                                         ("ja", "別のウィンドウで開かれています")])
+                                         ("ja", "別のウィンドウ（プロセス")])
 def test_two_windows_on_one_save_folder_lose_no_game(tmp_path, lang, words):
     """Window 1 plays a game; window 2 asks for the last game (`--resume`) and is told
     it is open elsewhere, then starts a game of its own: both games are kept, window 1's
@@ -209,3 +197,207 @@ def test_the_app_cleans_temp_files_at_start(tmp_path, monkeypatch):
             await pilot.pause(0.1)
     asyncio.run(go())
     assert not left.exists()
+
+
+# --------------------------------------------------------------- point 9: no re-thinking
+
+def _steady_players(monkeypatch):
+    """AI players whose choices do not depend on the clock (hard: a simulation cap
+    instead of a time budget), so that two runs can be compared move by move."""
+    import tactical_tui.table as table_mod
+    from ai import make_player
+    from ai.hard import HardPlayer
+
+    def steady(level, seed=0, cards=None, budget=None):
+        if level == "hard":
+            return HardPlayer(cards, seed, budget=None, sims=1, horizon=0.3)
+        return make_player(level, seed, cards)
+    monkeypatch.setattr(table_mod, "make_player", steady)
+
+
+def _forbid_thinking(monkeypatch):
+    """Every AI decision entry point raises: rebuilding must not use any."""
+    from ai.base import RandomPlayer
+    from ai.hard import HardPlayer
+    from ai.normal import NormalPlayer
+
+    def no(*args, **kwargs):
+        raise AssertionError("an AI was asked while rebuilding a saved game")
+    for cls in (RandomPlayer, NormalPlayer, HardPlayer):
+        monkeypatch.setattr(cls, "choose", no)
+    for cls in (NormalPlayer, HardPlayer):
+        monkeypatch.setattr(cls, "choose_explained", no)
+
+
+SEATS5 = (SeatSetup(True), SeatSetup(False, "hard"), SeatSetup(False, "easy"),
+          SeatSetup(False, "random"), SeatSetup(False, "hard"))
+
+
+def test_resume_never_asks_an_ai_and_the_log_keeps_the_reasons(tmp_path, monkeypatch):
+    _steady_players(monkeypatch)
+    table = GameTable(Config(players=5), SEATS5, 21, save_path=tmp_path / "g.json")
+    _drive(table, 1)
+    while table.state.phase != "battle":
+        _drive(table, 1)
+    _drive(table, 40)
+    assert not table.over
+    reasons = [(e.seat, e.reason) for e in table.log if e.reason is not None]
+    assert reasons                               # the battle log has AI reasons
+    data = read(tmp_path / "g.json")
+    with monkeypatch.context() as m:
+        _forbid_thinking(m)
+        again = GameTable.from_save(data, table.cards, "g.json")
+    assert again.state == table.state and again.history == table.history
+    assert [(e.seat, e.reason) for e in again.log if e.reason is not None] == reasons
+    assert [(e.event, e.seat, e.reason) for e in again.log] == \
+        [(e.event, e.seat, e.reason) for e in table.log]
+
+
+@pytest.mark.parametrize("stop", [25, 90, 160])
+def test_resumed_ai_seats_play_on_exactly_as_if_never_stopped(tmp_path, monkeypatch, stop):
+    """Random, easy (random mistakes), normal and hard seats carry state from one
+    decision to the next (their RNG, the intended target): after a resume that asked
+    no AI they go on with the very moves of an uninterrupted game."""
+    _steady_players(monkeypatch)
+    seats = (SeatSetup(False, "hard"), SeatSetup(False, "easy"), SeatSetup(False, "random"),
+             SeatSetup(False, "normal"))
+    whole = GameTable(Config(players=4), seats, 4)
+    _drive(whole, stop + 60)
+    part = GameTable(Config(players=4), seats, 4, save_path=tmp_path / "g.json")
+    _drive(part, stop)
+    with monkeypatch.context() as m:
+        _forbid_thinking(m)
+        resumed = GameTable.from_save(read(tmp_path / "g.json"), part.cards, "g.json")
+    _drive(resumed, 60)
+    assert resumed.history == whole.history
+
+
+def test_undo_never_asks_an_ai_and_keeps_the_reasons(monkeypatch):
+    _steady_players(monkeypatch)
+    table = GameTable(Config(players=5), SEATS5, 8)
+    while not (table.state.phase == "battle" and table.human_to_act() is not None
+               and sum(1 for e in table.log if e.reason is not None) > 5):
+        _drive(table, 1)
+    me = max(i for i, a in enumerate(table.history) if a.seat == 0)
+    kept = [e for e in table.log if e.reason is not None]
+    with monkeypatch.context() as m:
+        _forbid_thinking(m)
+        assert table.undo()
+    assert len(table.history) == me
+    after = [e for e in table.log if e.reason is not None]
+    assert after and after == kept[:len(after)]
+
+
+def test_a_damaged_ai_reason_is_named_not_shown(tmp_path, monkeypatch):
+    _steady_players(monkeypatch)
+    table = GameTable(Config(players=5), SEATS5, 21, save_path=tmp_path / "g.json")
+    while sum(1 for e in table.log if e.reason is not None) < 3:
+        _drive(table, 1)
+    raw = json.loads((tmp_path / "g.json").read_text())
+    note = next(x for x in raw["ai"] if "reason" in x)
+    note["reason"][1] = [["card", "no such card"], ["target", 1], ["value", 1.0]]
+    note["reason"][0] = "attack"
+    (tmp_path / "g.json").write_text(json.dumps(raw))
+    with pytest.raises(saves.SaveError) as err:
+        GameTable.from_save(read(tmp_path / "g.json"), table.cards, "g.json")
+    assert f"action {note['n'] + 1}" in str(err.value)
+    for bad in ({"n": "1"}, {"n": 10 ** 6}, {"n": 0, "reason": "x"}, {"n": 0, "memo": [1]},
+                {"n": 0, "extra": 1}, {"n": 0, "reason": ["k", [["v", [1, 2]]]]}):
+        raw["ai"] = [bad]
+        with pytest.raises(saves.SaveError):
+            saves.parse(json.dumps(raw), "g.json")
+
+
+# --------------------------------------------------------------- point 8: the terminal goes
+
+@pytest.fixture(scope="module")
+def hard_save_text(tmp_path_factory) -> bytes:
+    """A 4-seat save with three hard AI seats, stopped mid-battle (its moves made by
+    normal players, which is quick; the save holds only the seats' levels)."""
+    from ai import make_player
+    path = tmp_path_factory.mktemp("hard") / "hard.json"
+    seats = (SeatSetup(False, "hard"),) * 3 + (SeatSetup(False, "normal"),)
+    table = GameTable(Config(players=4), seats, 12, save_path=path)
+    for i in range(3):
+        table.players[i] = make_player("normal", i, table.cards)
+    while table.state.phase != "battle":
+        _drive(table, 1)
+    _drive(table, 30)
+    assert table.state.phase == "battle"
+    return path.read_bytes()
+
+
+def _in_terminal(save_dir: Path, *args: str):
+    """`tactical` with a pseudo-terminal of 80×24 as its controlling terminal (as in a
+    terminal window or over SSH): closing the master side hangs the terminal up."""
+    import fcntl
+    import struct
+    import termios
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = dict(_env(save_dir), TERM="xterm-256color")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tactical_tui.cli", "--lang", "en", *args],
+        stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, start_new_session=True,
+        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+    os.close(slave)
+    return proc, master
+
+
+def _read_until(master: int, proc, until, timeout: float) -> bytes:
+    import select
+    out = b""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None and not until(out):
+        if select.select([master], [], [], 0.05)[0]:
+            try:
+                out += os.read(master, 65536)
+            except OSError:
+                break
+    return out
+
+
+def _ended(proc, timeout: float) -> bool:
+    try:
+        proc.wait(timeout=timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return False
+
+
+@posix
+@pytest.mark.parametrize("delay", [0.0, 0.4, 1.5])
+def test_closing_the_terminal_ends_the_process_while_hard_seats_think(tmp_path, delay,
+                                                                     hard_save_text):
+    save = tmp_path / "hard.json"
+    save.write_bytes(hard_save_text)
+    before = len(read(save).actions)
+    proc, master = _in_terminal(tmp_path, "--resume", str(save), "--ai-delay", "0")
+    _read_until(master, proc, lambda out: False, 3.0)          # on screen, AI thinking
+    time.sleep(delay)
+    os.close(master)                                          # the window is closed
+    assert _ended(proc, 30), "the process outlived its terminal"
+    after = read(save)                                        # the save is whole
+    assert len(after.actions) >= before
+
+
+@posix
+@pytest.mark.parametrize("sig", ["SIGHUP", "SIGTERM"])
+@pytest.mark.parametrize("after", [0.0, 0.15, 0.5])
+def test_a_signal_during_a_resume_exits_cleanly(tmp_path, sig, after, hard_save_text):
+    """Today's `NoMatches: No nodes match '#actions'`: the signal comes while the saved
+    game is being opened; the process leaves with code 0 and no traceback."""
+    import signal
+    save = tmp_path / "hard.json"
+    save.write_bytes(hard_save_text)
+    proc, master = _in_terminal(tmp_path, "--resume", str(save), "--ai-delay", "0")
+    out = _read_until(master, proc, lambda out: len(out) > 0, 20)
+    time.sleep(after)
+    proc.send_signal(getattr(signal, sig))
+    out += _read_until(master, proc, lambda out: False, 20)
+    assert _ended(proc, 20)
+    os.close(master)
+    assert proc.returncode == 0, out[-2000:]
+    assert b"Traceback" not in out and b"NoMatches" not in out
