@@ -63,6 +63,7 @@ class TacticalApp(App):
     # ------------------------------------------------------------------ start-up
     def on_mount(self) -> None:
         self._install_signal_handlers()
+        self._watch_terminal()
         if self.autosave:
             from .saves import clean_temp_files
             clean_temp_files()           # left by a TACTICAL that was killed mid-write
@@ -87,6 +88,21 @@ class TacticalApp(App):
                 loop.add_signal_handler(sig, self._signal_exit)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
+
+    def _watch_terminal(self) -> None:
+        """A terminal can go away without a SIGHUP (TACTICAL not in its foreground, or
+        started without it as controlling terminal): its input then reads as end of
+        file for ever. Checked every two seconds; gone is treated as a hang-up."""
+        import os
+        import sys
+        if self.is_headless or sys.__stdin__ is None:
+            return
+        try:
+            fd = sys.__stdin__.fileno()
+        except (OSError, ValueError):
+            return
+        if os.isatty(fd):
+            self.set_interval(2.0, lambda: None if os.isatty(fd) else self._signal_exit())
 
     leaving = False                      # a signal came: nothing more is drawn or thought
 

@@ -327,9 +327,10 @@ def hard_save_text(tmp_path_factory) -> bytes:
     return path.read_bytes()
 
 
-def _in_terminal(save_dir: Path, *args: str):
+def _in_terminal(save_dir: Path, *args: str, controlling: bool = True):
     """`tactical` with a pseudo-terminal of 80×24 as its controlling terminal (as in a
-    terminal window or over SSH): closing the master side hangs the terminal up."""
+    terminal window or over SSH): closing the master side hangs the terminal up and
+    sends SIGHUP. Without `controlling` no signal comes: the input just ends."""
     import fcntl
     import struct
     import termios
@@ -339,7 +340,7 @@ def _in_terminal(save_dir: Path, *args: str):
     proc = subprocess.Popen(
         [sys.executable, "-m", "tactical_tui.cli", "--lang", "en", *args],
         stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, start_new_session=True,
-        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        preexec_fn=(lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0)) if controlling else None)
     os.close(slave)
     return proc, master
 
@@ -368,13 +369,15 @@ def _ended(proc, timeout: float) -> bool:
 
 
 @posix
-@pytest.mark.parametrize("delay", [0.0, 0.4, 1.5])
-def test_closing_the_terminal_ends_the_process_while_hard_seats_think(tmp_path, delay,
-                                                                     hard_save_text):
+@pytest.mark.parametrize("delay, controlling", [(0.0, True), (0.4, True), (1.5, True),
+                                                (1.5, False)])
+def test_closing_the_terminal_ends_the_process_while_hard_seats_think(
+        tmp_path, delay, controlling, hard_save_text):
     save = tmp_path / "hard.json"
     save.write_bytes(hard_save_text)
     before = len(read(save).actions)
-    proc, master = _in_terminal(tmp_path, "--resume", str(save), "--ai-delay", "0")
+    proc, master = _in_terminal(tmp_path, "--resume", str(save), "--ai-delay", "0",
+                                controlling=controlling)
     _read_until(master, proc, lambda out: False, 3.0)          # on screen, AI thinking
     time.sleep(delay)
     os.close(master)                                          # the window is closed
