@@ -142,7 +142,10 @@ class TacticalApp(App):
         lock = None
         try:
             if self.autosave:
-                lock = GameLock.acquire(file)
+                try:
+                    lock = GameLock.acquire(file)
+                except OSError:          # a read-only folder: autosave will warn
+                    lock = None
             data = read(file)
             table = GameTable.from_save(data, self.cards, str(file),
                                         save_path=file if self.autosave else None)
@@ -154,11 +157,6 @@ class TacticalApp(App):
             if lock is not None:
                 lock.release()
             self.notify(t("save.bad", self.lang, problem=exc.text(self.lang, self.cards)),
-                        severity="error", timeout=12)
-            return
-        except OSError as exc:
-            from .text import os_error_text
-            self.notify(t("save.bad", self.lang, problem=f"{file}: {os_error_text(exc, self.lang)}"),
                         severity="error", timeout=12)
             return
         table.lock = lock
@@ -179,9 +177,9 @@ class TacticalApp(App):
 
     def clean_games(self) -> None:
         """Remove finished games and the oldest unfinished ones (asks first)."""
-        from .saves import KEEP_GAMES, clean_old_games, list_games
+        from .saves import KEEP_GAMES, clean_old_games, list_games, old_games
         from .screens import ContinueScreen
-        n = ContinueScreen.removable(list_games(self.cards, include_finished=True))
+        n = len(old_games(list_games(self.cards, include_finished=True)))
         if not n:
             return
 

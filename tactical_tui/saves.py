@@ -532,21 +532,23 @@ def remove_game(path: Path) -> bool:
 KEEP_GAMES = 5
 
 
-def clean_old_games(cards: CardSet, keep: int = KEEP_GAMES) -> int:
-    """On request (the Continue list): remove finished games and all but the `keep`
-    newest unfinished ones, never one open elsewhere. Returns how many were removed."""
-    removed = 0
-    games = list_games(cards, include_finished=True)
-    unfinished = 0
+def old_games(games: list[GameEntry], keep: int = KEEP_GAMES) -> list[GameEntry]:
+    """Of `list_games(..., include_finished=True)`, newest first: the finished games and
+    the unfinished (or unreadable) ones beyond the `keep` newest, not those open elsewhere."""
+    out, unfinished = [], 0
     for g in games:
-        finished = g.problem is None and g.phase == "over"
-        if not finished:
+        if g.problem is not None or g.phase != "over":
             unfinished += 1
             if unfinished <= keep:
                 continue
-        if g.holder == 0 and remove_game(g.path):
-            removed += 1
-    return removed
+        if g.holder == 0:
+            out.append(g)
+    return out
+
+
+def clean_old_games(cards: CardSet, keep: int = KEEP_GAMES) -> int:
+    """On request (the Continue list): remove the `old_games`. Returns how many."""
+    return sum(remove_game(g.path) for g in old_games(list_games(cards, include_finished=True), keep))
 
 
 def _pid_alive(pid: int) -> bool:

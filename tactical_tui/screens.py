@@ -57,21 +57,8 @@ class ContinueScreen(BaseScreen):
     def __init__(self, games) -> None:
         super().__init__()
         self.games = [g for g in games if g.phase != "over"]
-        self.cleanable = self.removable(games)
-
-    @staticmethod
-    def removable(games) -> int:
-        """How many saves clean_old_games would remove (finished ones, and unfinished
-        ones beyond the newest KEEP_GAMES), not counting games open elsewhere."""
-        from .saves import KEEP_GAMES
-        n = unfinished = 0
-        for g in games:
-            if g.problem is not None or g.phase != "over":
-                unfinished += 1
-                if unfinished <= KEEP_GAMES:
-                    continue
-            n += g.holder == 0
-        return n
+        from .saves import old_games
+        self.cleanable = len(old_games(games))
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="setup-title")

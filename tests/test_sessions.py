@@ -404,3 +404,47 @@ def test_a_signal_during_a_resume_exits_cleanly(tmp_path, sig, after, hard_save_
     os.close(master)
     assert proc.returncode == 0, out[-2000:]
     assert b"Traceback" not in out and b"NoMatches" not in out
+
+
+@pytest.mark.parametrize("lang, words", [("en", ("3 seats (you, hard, random)", "the draft",
+                                                 "open in another window", "Clean up: remove 2")),
+                                         ("ja", ("3人（あなた、つよい、ランダム）", "装備ドラフト",
+                                                 "別のウィンドウで使用中", "整理: 古いゲームと終わったゲーム2件"))])
+def test_the_continue_list_shows_each_game_and_cleans_up_on_request(tmp_path, monkeypatch,
+                                                                    lang, words):
+    import asyncio
+    from tactical_tui.app import TacticalApp
+    from tui_app import screen_text
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path))
+    seats = (SeatSetup(True), SeatSetup(False, "hard"), SeatSetup(False, "random"))
+    made = []
+    for seed in range(7):
+        path = saves.new_game_path()
+        GameTable(Config(players=3), seats, seed, save_path=path).autosave()
+        os.utime(path, (1000 + seed, 1000 + seed))
+        made.append(path)
+    held = GameLock.acquire(made[-1])               # the newest is open "elsewhere"
+    seen = {}
+
+    async def go():
+        app = TacticalApp(lang=lang, ai_delay=0.0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.1)
+            app.title_choice("continue")
+            await pilot.pause(0.2)
+            seen["list"] = screen_text(app)
+            await pilot.press("end", "enter")
+            await pilot.pause(0.2)
+            await pilot.press("y")
+            await pilot.pause(0.3)
+            seen["after"] = screen_text(app)
+            await pilot.press("enter")               # the newest one not open elsewhere
+            await pilot.pause(0.3)
+            seen["table"] = app.table.save_path if app.table else None
+    asyncio.run(go())
+    held.release()
+    for w in words:
+        assert w in seen["list"], (w, seen["list"])
+    assert words[3] not in seen["after"]
+    assert _games(tmp_path) == sorted(made[2:])     # the 2 oldest gone, 5 kept
+    assert seen["table"] == made[-2]
