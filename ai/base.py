@@ -14,6 +14,13 @@ class Player(Protocol):
     def choose(self, observation: Observation, legal: Sequence[object]) -> object:
         """One of `legal` (never empty)."""
 
+    # Optional, for resuming a saved game without thinking again (tactical_tui.table):
+    # `memory()` -> a small dict of JSON values, what the player carries from one
+    # decision to the next, saved with each of its actions; `remember(obs, legal,
+    # action, memo)` -> the player's own state moves on as if it had chosen `action`
+    # here, with `memo` (its `memory()` right after that decision, or None), without
+    # searching.
+
 
 class RandomPlayer:
     """`random`: a uniformly random legal action (the baseline)."""
@@ -27,6 +34,13 @@ class RandomPlayer:
         if not legal:
             raise ValueError("no legal action to choose from")
         return legal[self._rng.randrange(len(legal))]
+
+    def memory(self) -> dict:
+        return {}
+
+    def remember(self, observation: Observation, legal: Sequence[object], action: object,
+                 memo: Optional[dict]) -> None:
+        self._rng.randrange(len(legal))          # the draw `choose` made
 
 
 LEVELS = ("random", "easy", "normal", "hard")

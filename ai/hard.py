@@ -282,7 +282,7 @@ class HardPlayer:
             return legal[0], R("only")
         t0 = time.perf_counter()
         prior, reason = self._normal.choose_explained(obs, legal)
-        if obs.phase != Phase.BATTLE or obs.pending.kind not in SEARCHED:
+        if not self._searched(obs, legal):
             return prior, reason
         base_seed = self._rng.getrandbits(64)     # exactly one number per searched decision
         deadline = None if self.budget is None else t0 + self.SAFETY * self.budget
@@ -303,6 +303,22 @@ class HardPlayer:
             return prior, _with(reason, win=stats["win"].get(prior), sims=stats["sims"])
         self._after_choice(obs, choice)
         return choice, self._reason(obs, choice, stats)
+
+    @staticmethod
+    def _searched(obs: Observation, legal: Sequence[object]) -> bool:
+        """A decision the look-ahead searches (it draws one number from `_rng`)."""
+        return len(legal) > 1 and obs.phase == Phase.BATTLE and obs.pending.kind in SEARCHED
+
+    def memory(self) -> dict:
+        return self._normal.memory()
+
+    def remember(self, obs: Observation, legal: Sequence[object], action: object,
+                 memo: Optional[dict]) -> None:
+        """As if this player had chosen `action` (base.Player): no search."""
+        if self._searched(obs, legal):
+            self._rng.getrandbits(64)
+        if len(legal) > 1:
+            self._normal.remember(obs, legal, action, memo)
 
     # ------------------------------------------------------------------------ search
     def _search(self, obs, legal, prior, base_seed, t0, deadline):

@@ -85,6 +85,17 @@ class NormalPlayer:
             return legal[0], R("fallback")
         return action, reason
 
+    def memory(self) -> dict:
+        """What carries over to the next decision: the seat this player aims at."""
+        return {"intended": getattr(self, "_intended", None)}
+
+    def remember(self, obs: Observation, legal: Sequence[object], action: object,
+                 memo: Optional[dict]) -> None:
+        """As if this player had chosen `action` (base.Player): nothing is computed."""
+        if memo is not None:
+            seat = memo.get("intended")
+            self._intended = seat if type(seat) is int and 0 <= seat < len(obs.seats) else None
+
     # ----------------------------------------------------------------------- helpers
     def _me(self, obs: Observation):
         return obs.seats[obs.seat]
@@ -537,3 +548,8 @@ class EasyPlayer(NormalPlayer):
         if self._rng.random() < self.MISTAKES:
             return legal[self._rng.randrange(len(legal))], R("random")
         return super().choose_explained(obs, legal)
+
+    def remember(self, obs, legal, action, memo) -> None:
+        if self._rng.random() < self.MISTAKES:          # the draws `choose_explained` made
+            self._rng.randrange(len(legal))
+        super().remember(obs, legal, action, memo)

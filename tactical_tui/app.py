@@ -64,9 +64,17 @@ class TacticalApp(App):
         super().notify(plain(message), title=plain(title), severity=severity,
                        timeout=timeout, markup=False)
 
+    def on_unmount(self) -> None:
+        if self.table is not None:
+            self.table.close()           # the save's lock: other windows may open it
+
     # ------------------------------------------------------------------ start-up
     def on_mount(self) -> None:
         self._install_signal_handlers()
+        self._watch_terminal()
+        if self.autosave:
+            from .saves import clean_temp_files
+            clean_temp_files()           # left by a TACTICAL that was killed mid-write
         self.push_screen(localized(TitleScreen, self.lang)())
         if self._resume is not None:
             self.continue_game(self._resume or None)
@@ -89,31 +97,110 @@ class TacticalApp(App):
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
 
+    def _watch_terminal(self) -> None:
+        """A terminal can go away without a SIGHUP (TACTICAL not in its foreground, or
+        started without it as controlling terminal): its input then reads as end of
+        file for ever. Checked every two seconds; gone is treated as a hang-up."""
+        import os
+        import sys
+        if self.is_headless or sys.__stdin__ is None:
+            return
+        try:
+            fd = sys.__stdin__.fileno()
+        except (OSError, ValueError):
+            return
+        if os.isatty(fd):
+            self.set_interval(2.0, lambda: None if os.isatty(fd) else self._signal_exit())
+
+    leaving = False                      # a signal came: nothing more is drawn or thought
+
+    EXIT_GRACE = 4.0                     # seconds for a clean shutdown after a signal
+
     def _signal_exit(self) -> None:
+        self.leaving = True
         if self.table is not None:
             self.table.autosave()
+            self.table.close()
+        # When the terminal is gone, Textual's shutdown can wait for ever: its output
+        # thread dies on the first write to the hung-up terminal (EIO), and the next
+        # write — restoring the terminal modes — waits on the full queue of that dead
+        # thread (`queue.Queue.put`, the `not_full` lock of drivers/_writer_thread.py).
+        # The game is saved and its lock released, so after a grace period the process
+        # ends regardless.
+        import os
+        import threading
+        timer = threading.Timer(self.EXIT_GRACE, os._exit, (0,))
+        timer.daemon = True
+        timer.start()
         self.exit(return_code=0)
 
     def continue_game(self, path: Optional[str] = None) -> None:
-        """Continue the last unfinished game, or the given save file."""
+        """Continue the given save file, or the newest unfinished game; a game another
+        window has open is refused with a message (its lock, saves.GameLock)."""
         from pathlib import Path
-        from .saves import SaveError, current_path, read
-        file = Path(path) if path else current_path()
-        if not path and not file.exists():
-            self.notify(t("title.no_save", self.lang))
-            return
-        try:
-            data = read(file)
-            if data.finished and not path:
+        from .saves import GameLock, SaveError, SaveLocked, list_games, read
+        if path:
+            file = Path(path)
+        else:
+            games = [g for g in list_games(self.cards) if g.problem is None]
+            if not games:
                 self.notify(t("title.no_save", self.lang))
                 return
+            file = games[0].path
+        lock = None
+        try:
+            if self.autosave:
+                try:
+                    lock = GameLock.acquire(file)
+                except OSError:          # a read-only folder: autosave will warn
+                    lock = None
+            data = read(file)
             table = GameTable.from_save(data, self.cards, str(file),
                                         save_path=file if self.autosave else None)
+        except SaveLocked as exc:
+            self.notify(t("save.locked", self.lang, path=str(exc.path), pid=exc.pid or "?"),
+                        severity="error", timeout=12)
+            return
         except SaveError as exc:
+            if lock is not None:
+                lock.release()
             self.notify(t("save.bad", self.lang, problem=exc.text(self.lang, self.cards)),
                         severity="error", timeout=12)
             return
+        table.lock = lock
+        if self.leaving:                     # a signal came while the game was rebuilt
+            table.close()
+            return
         self._begin(table)
+
+    def show_continue(self) -> None:
+        """The Continue list: every unfinished game with its date, seats and phase."""
+        from .saves import list_games
+        from .screens import ContinueScreen
+        games = list_games(self.cards, include_finished=True)
+        if not any(g.phase != "over" for g in games):
+            self.notify(t("title.no_save", self.lang))
+            return
+        self.push_screen(localized(ContinueScreen, self.lang)(games))
+
+    def clean_games(self) -> None:
+        """Remove finished games and the oldest unfinished ones (asks first)."""
+        from .saves import KEEP_GAMES, clean_old_games, list_games, old_games
+        from .screens import ContinueScreen
+        n = len(old_games(list_games(self.cards, include_finished=True)))
+        if not n:
+            return
+
+        def done(yes) -> None:
+            if not yes:
+                return
+            removed = clean_old_games(self.cards, KEEP_GAMES)
+            self.notify(t("cont.cleaned", self.lang, n=removed))
+            if isinstance(self.screen, ContinueScreen):
+                self.pop_screen()
+            self.show_continue()
+        self.push_screen(localized(ConfirmScreen, self.lang)(t("cont.clean_ask", self.lang, n=n)),
+                         done)
 
     def set_lang(self, lang: str) -> None:
         self.lang = lang
@@ -132,7 +219,7 @@ class TacticalApp(App):
         elif choice == "new":
             self.push_screen(localized(SetupScreen, self.lang)())
         elif choice == "continue":
-            self.continue_game()
+            self.show_continue()
         elif choice == "rules":
             self.action_help()
         elif choice == "lang":
@@ -152,15 +239,29 @@ class TacticalApp(App):
         seed = seed if seed is not None else new_seed()
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
-        from .saves import current_path
+        from .saves import GameLock, new_game_path
+        path = lock = None
+        if self.autosave:               # a file of its own: no unfinished game is replaced
+            path = new_game_path()
+            try:
+                lock = GameLock.acquire(path)
+            except OSError:
+                pass                    # an unwritable folder: autosave warns, play goes on
         table = GameTable(Config(players=players, first_game=first_game), setups, seed,
-                          self.cards, save_path=current_path() if self.autosave else None,
-                          lang=self.lang)
+                          self.cards, save_path=path, lang=self.lang, lock=lock)
         self.ai_delay = delay
         table.autosave()
         self._begin(table)
 
+    def leave_game(self) -> None:
+        """The current game is left (its save stays): other windows may open it."""
+        if self.table is not None:
+            self.table.close()
+        self.table = None
+
     def _begin(self, table: GameTable) -> None:
+        if self.table is not None and self.table is not table:
+            self.table.close()
         self.table = table
         self.viewer = self.table.humans[0] if self.table.humans else 0
         self._phase = None
@@ -170,12 +271,12 @@ class TacticalApp(App):
 
     def action_new_game(self) -> None:
         self._phase = None
-        self.table = None
+        self.leave_game()
         self._reset_to(localized(SetupScreen, self.lang)())
 
     def action_back_to_title(self) -> None:
         self._phase = None
-        self.table = None
+        self.leave_game()
         self._reset_to(localized(TitleScreen, self.lang)())
 
     def _reset_to(self, screen) -> None:
@@ -200,7 +301,7 @@ class TacticalApp(App):
         """After every change: show results, switch screens by phase, let AI seats act,
         hand over between human seats."""
         table = self.table
-        if table is None or not self.is_running or not self.screen_stack \
+        if table is None or self.leaving or not self.is_running or not self.screen_stack \
                 or self._modal_open() or self.busy:
             return
         if self._results_ready:
@@ -274,14 +375,21 @@ class TacticalApp(App):
         self.run_worker(partial(self._ai_work, seat), thread=True, exclusive=True, group="ai")
 
     def _ai_work(self, seat: int) -> None:
-        action, reason = self.table.ai_decide(seat)
-        self.call_from_thread(self._ai_done, seat, action, reason)
-
-    def _ai_done(self, seat: int, action, reason) -> None:
         table = self.table
-        if table is None:
-            self.busy = False
+        action, reason = table.ai_decide(seat)
+        # Hand the result over without waiting for the app (not `call_from_thread`): when
+        # the app is already gone (terminal closed, SIGHUP) a waiting worker thread would
+        # keep the process alive for ever, the interpreter joining it at exit.
+        try:
+            self.call_later(self._ai_done, seat, action, reason, table)
+        except RuntimeError:                 # the event loop is closed
+            pass
+
+    def _ai_done(self, seat: int, action, reason, table=None) -> None:
+        if table is not self.table or self.table is None or self.leaving:
+            self.busy = False                # a game left while its AI was thinking
             return
+        table = self.table
         phase = table.state.phase
         entries = table.submit_ai(seat, action, reason)
         self.busy = False

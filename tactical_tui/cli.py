@@ -95,6 +95,18 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     return 0
 
 
+def _exit_on_hangup() -> None:
+    """Until the app takes SIGHUP and SIGTERM over (it saves, then leaves), either one
+    ends the process at once: nothing is open yet, so nothing is lost."""
+    import signal
+
+    def leave(signum, frame):
+        raise SystemExit(0)
+    for sig in (getattr(signal, "SIGHUP", None), signal.SIGTERM):
+        if sig is not None:
+            signal.signal(sig, leave)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     lang = args.lang or default_lang()
@@ -137,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             if not 3 <= len(seats) <= 5 or any(x not in ("human", "random", "easy", "normal", "hard") for x in seats):
                 print(ui("err.seats", lang), file=sys.stderr)
                 return 2
+        _exit_on_hangup()
         from .app import TacticalApp
         TacticalApp(lang=lang, cards=load_cards(args.cards), ai_delay=args.ai_delay,
                     quick=args.quick, seed=args.seed, resume=args.resume, seats=seats).run()

@@ -100,6 +100,17 @@ class SeatEntry:
 
 
 @frozen
+class AINote:
+    """What an AI seat left with one of its actions (`n`: its index in `actions`): the
+    reason the log showed (key and params of ai.normal.Reason, or None) and the
+    player's memory for its next decision (ai.base.Player.memory). Resuming reads
+    these instead of asking the AI again."""
+    n: int
+    reason: Optional[tuple[str, tuple[tuple[str, Any], ...]]] = None
+    memo: tuple[tuple[str, Any], ...] = ()
+
+
+@frozen
 class SaveData:
     format: int
     seed: int
@@ -108,6 +119,7 @@ class SaveData:
     actions: tuple[Any, ...]
     lang: str = "en"
     finished: bool = False
+    ai: tuple[AINote, ...] = ()
 
 
 def save_dir() -> Path:
@@ -120,7 +132,24 @@ def save_dir() -> Path:
 
 
 def current_path() -> Path:
+    """The single save of TACTICAL before one file per game; still listed and resumed."""
     return save_dir() / "current.json"
+
+
+def games_dir() -> Path:
+    """One file per game: unfinished games are kept side by side here."""
+    return save_dir() / "games"
+
+
+def new_game_path() -> Path:
+    """A fresh file name for a new game (its start time and a random tag; never the seed)."""
+    import secrets
+    import time
+    folder = games_dir()
+    while True:
+        path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.json"
+        if not path.exists() and not lock_path(path).exists():
+            return path
 
 
 def action_to_dict(action) -> dict:
@@ -148,14 +177,65 @@ def to_json(data: SaveData) -> str:
         "config": _conv.unstructure(data.config),
         "seats": [_conv.unstructure(s) for s in data.seats],
         "actions": [action_to_dict(a) for a in data.actions],
+        "ai": [_note_to_dict(x) for x in data.ai],
     }
     return json.dumps(raw, ensure_ascii=False, indent=1)
+
+
+TEMP_PREFIX = ".tmp-"       # + the writer's pid + "-" + a random part + ".json"
+
+
+def _note_to_dict(note: AINote) -> dict:
+    out: dict = {"n": note.n}
+    if note.reason is not None:
+        out["reason"] = [note.reason[0], [list(p) for p in note.reason[1]]]
+    if note.memo:
+        out["memo"] = dict(note.memo)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """A reason or memo value as saved: text, a small number, true/false or null."""
+    if value is None or type(value) in (str, bool):
+        return value
+    if type(value) is int and abs(value) < 2 ** 53:
+        return value
+    if type(value) is float and value == value and abs(value) < 1e300:
+        return value
+    raise ValueError("an AI note holds only text, numbers, true/false or null")
+
+
+def _notes_from(raw: Any, actions: int) -> tuple[AINote, ...]:
+    if not isinstance(raw, list):
+        raise ValueError("ai must be a list")
+    out, last = [], -1
+    for item in raw:
+        if not isinstance(item, dict) or set(item) - {"n", "reason", "memo"}:
+            raise ValueError("an AI note is a table of n, reason and memo")
+        n = item.get("n")
+        if type(n) is not int or not last < n < actions:
+            raise ValueError("an AI note's n names a later action of the list")
+        last = n
+        reason = item.get("reason")
+        if reason is not None:
+            if not (isinstance(reason, list) and len(reason) == 2 and type(reason[0]) is str
+                    and isinstance(reason[1], list)
+                    and all(isinstance(p, list) and len(p) == 2 and type(p[0]) is str
+                            for p in reason[1])):
+                raise ValueError(f"AI note of action {n + 1}: a reason is [key, [[name, value], ...]]")
+            reason = (reason[0], tuple((k, _plain(v)) for k, v in reason[1]))
+        memo = item.get("memo", {})
+        if not isinstance(memo, dict):
+            raise ValueError(f"AI note of action {n + 1}: memo must be a table")
+        out.append(AINote(n, reason, tuple((str(k), _plain(v)) for k, v in memo.items())))
+    return tuple(out)
 
 
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` so that a crash leaves either the old or the new file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".json",
+                               dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -210,11 +290,12 @@ def parse(text: str, source: str) -> SaveData:
         if lang not in ("ja", "en"):
             lang = "en"
         finished = bool(raw.get("finished", False))
+        notes = _notes_from(raw.get("ai", []), len(actions))
     except KeyError as exc:
         raise SaveError(source, "missing", key=exc.args[0]) from None
     except Exception as exc:  # noqa: BLE001
         raise SaveError(source, "damaged", detail=_why(exc)) from None
-    return SaveData(fmt, seed, config, seats, tuple(actions), lang, finished)
+    return SaveData(fmt, seed, config, seats, tuple(actions), lang, finished, notes)
 
 
 def _why(exc: BaseException) -> str:
@@ -259,3 +340,274 @@ def replay(data: SaveData, cards: CardSet, source: str, upto: Optional[int] = No
                             action=type(action).__name__) from None
         steps.append((action, state, ev))
     return events, steps
+
+
+# --------------------------------------------------------------------- locks, games, clean-up
+
+class SaveLocked(Exception):
+    """The save is held by another running TACTICAL (`pid`, when it could be read)."""
+
+    def __init__(self, path: Path, pid: Optional[int]) -> None:
+        self.path, self.pid = path, pid
+        super().__init__(f"{path}: open in another window (process {pid or '?'})")
+
+
+def lock_path(save: Path) -> Path:
+    return save.with_name(save.name[:-5] + ".lock" if save.name.endswith(".json")
+                          else save.name + ".lock")
+
+
+class GameLock:
+    """An exclusive hold on one save while a game runs: `fcntl.flock` on `<save>.lock`,
+    which holds the pid of the holder. The kernel drops the flock when the process
+    ends (also on kill -9), so a lock file left behind is stale and simply taken over."""
+
+    def __init__(self, save: Path, fd: int) -> None:
+        self.save, self.path, self._fd = save, lock_path(save), fd
+
+    @classmethod
+    def acquire(cls, save: Path) -> "GameLock":
+        """Hold `save` or raise SaveLocked (OSError when the folder cannot be written)."""
+        path = lock_path(save)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            holder = _flock(fd)
+            if holder is not None:
+                raise SaveLocked(save, holder if holder > 0 else None)
+            if not _same_file(fd, path):   # its holder removed it between our open and flock
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            return cls(save, fd)
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+def _read_pid(fd: int) -> Optional[int]:
+    try:
+        raw = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(raw) if raw.isdigit() and len(raw) < 10 else None
+
+
+def _flock(fd: int) -> Optional[int]:
+    """Take the flock of an open lock file: None when taken; else the fd is closed and
+    the holder's pid is returned (-1 when it cannot be read)."""
+    try:
+        if _fcntl is not None:
+            _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+        return None
+    except BlockingIOError:
+        pid = _read_pid(fd)
+        os.close(fd)
+        return pid or -1
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except OSError:
+        return False
+
+
+def lock_holder(save: Path) -> int:
+    """0 when no running TACTICAL holds `save`; else the holder's pid (-1: unknown).
+    A stale lock file (its holder gone) is removed on the way."""
+    path = lock_path(save)
+    try:
+        fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+        holder = _flock(fd)
+    except OSError:
+        return 0
+    if holder is not None:
+        return holder
+    if _same_file(fd, path):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    os.close(fd)
+    return 0
+
+
+try:
+    import fcntl as _fcntl
+except ImportError:                    # pragma: no cover - not POSIX: no locking
+    _fcntl = None
+
+
+@frozen
+class GameEntry:
+    """One unfinished game for the Continue list."""
+
+    path: Path
+    mtime: float
+    seats: tuple[SeatEntry, ...] = ()
+    phase: str = ""                   # rules phase of the saved position ("" if unknown)
+    round: int = 0                    # battle round (as the battle screen shows it)
+    holder: int = 0                   # pid of another TACTICAL that has it open, or 0
+    problem: Optional[SaveError] = None
+
+
+def game_files() -> list[Path]:
+    """Every save of a game: the files of the games folder and an old `current.json`."""
+    out = []
+    try:
+        out = [p for p in games_dir().iterdir()
+               if p.suffix == ".json" and not p.name.startswith(".")]
+    except OSError:
+        pass
+    if current_path().is_file():
+        out.append(current_path())
+    return out
+
+
+def list_games(cards: CardSet, include_finished: bool = False) -> list[GameEntry]:
+    """The saved unfinished games, newest first, each with its seats and phase (the
+    actions replayed by the rules, no AI asked). A file that cannot be read is listed
+    with its problem."""
+    out = []
+    for path in game_files():
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        holder = lock_holder(path)
+        try:
+            data = read(path)
+        except SaveError as exc:
+            out.append(GameEntry(path, mtime, holder=holder, problem=exc))
+            continue
+        if data.finished and not include_finished:
+            continue
+        phase, rnd = "", 0
+        try:
+            events, steps = replay(data, cards, str(path))
+            state = steps[-1][1] if steps else None
+            if state is None:
+                from rules import new_game
+                state = new_game(data.config, cards, data.seed)[0]
+            phase = str(state.phase)
+            if state.battle is not None:
+                rnd = state.battle.round
+        except SaveError as exc:
+            out.append(GameEntry(path, mtime, data.seats, holder=holder, problem=exc))
+            continue
+        out.append(GameEntry(path, mtime, data.seats, phase, rnd, holder))
+    out.sort(key=lambda g: -g.mtime)
+    return out
+
+
+def remove_game(path: Path) -> bool:
+    """Delete one save (not one another TACTICAL has open). True when it is gone."""
+    try:
+        lock = GameLock.acquire(path)
+    except (SaveLocked, OSError):
+        return False
+    try:
+        path.unlink(missing_ok=True)
+        return True
+    except OSError:
+        return False
+    finally:
+        lock.release()
+
+
+KEEP_GAMES = 5
+
+
+def old_games(games: list[GameEntry], keep: int = KEEP_GAMES) -> list[GameEntry]:
+    """Of `list_games(..., include_finished=True)`, newest first: the finished games and
+    the unfinished (or unreadable) ones beyond the `keep` newest, not those open elsewhere."""
+    out, unfinished = [], 0
+    for g in games:
+        if g.problem is not None or g.phase != "over":
+            unfinished += 1
+            if unfinished <= keep:
+                continue
+        if g.holder == 0:
+            out.append(g)
+    return out
+
+
+def clean_old_games(cards: CardSet, keep: int = KEEP_GAMES) -> int:
+    """On request (the Continue list): remove the `old_games`. Returns how many."""
+    return sum(remove_game(g.path) for g in old_games(list_games(cards, include_finished=True), keep))
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:                    # (EPERM) someone else's live process
+        return True
+    return True
+
+
+OLD_TEMP_AGE = 600                     # seconds: a temp file without a pid, surely abandoned
+
+
+def clean_temp_files(folders: Optional[list[Path]] = None) -> int:
+    """Remove the temporary files of `write_atomic` left by a killed TACTICAL: those
+    whose writer (the pid in the name) is gone, and unnamed old ones (from before the
+    pid was in the name) older than OLD_TEMP_AGE. A live writer's file is never
+    touched. Returns how many were removed."""
+    import re
+    import time
+    folders = folders if folders is not None else \
+        [save_dir(), games_dir(), save_dir() / "replays"]
+    pattern = re.compile(re.escape(TEMP_PREFIX) + r"(?:(\d{1,9})-)?[A-Za-z0-9_]+\.json")
+    now = time.time()
+    removed = 0
+    try:                               # lock files of games no process holds any more
+        for name in os.listdir(games_dir()):
+            if name.endswith(".lock") and not name.startswith("."):
+                lock_holder(games_dir() / (name[:-5] + ".json"))
+    except OSError:
+        pass
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            m = pattern.fullmatch(name)
+            if not m:
+                continue
+            path = folder / name
+            try:
+                st = path.lstat()
+                import stat as _stat
+                if not _stat.S_ISREG(st.st_mode):
+                    continue
+                if m.group(1) is not None:
+                    if _pid_alive(int(m.group(1))):
+                        continue
+                elif now - st.st_mtime < OLD_TEMP_AGE:
+                    continue
+                path.unlink()
+                removed += 1
+            except OSError:
+                continue
+    return removed

@@ -48,6 +48,76 @@ class TitleScreen(BaseScreen):
         self.app.title_choice(event.option.id)
 
 
+class ContinueScreen(BaseScreen):
+    """Continue: the unfinished games side by side, newest first, each with its date,
+    seats and phase (saves.list_games); a game open in another window is shown but
+    cannot be chosen; the last row cleans up old and finished games, on request."""
+
+    KEYS = BaseScreen.KEYS + [("escape", "app.back_to_title", "key.back", True)]
+
+    def __init__(self, games) -> None:
+        super().__init__()
+        self.games = [g for g in games if g.phase != "over"]
+        from .saves import old_games
+        self.cleanable = len(old_games(games))
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="setup-title")
+        yield OptionList(id="games")
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def row(self, g) -> Text:
+        import time
+        date = time.strftime("%m-%d %H:%M", time.localtime(g.mtime))
+        if g.problem is not None:
+            return Text(pad(f"{date}  " + self.tr("cont.damaged", name=g.path.name), 74).rstrip())
+        humans = sum(1 for s in g.seats if s.human)
+        levels: dict[str, int] = {}
+        for s in g.seats:
+            if not s.human:
+                levels[s.level] = levels.get(s.level, 0) + 1
+        who = [self.tr("cont.you") if humans == 1 else self.tr("cont.humans", n=humans)]
+        who += [self.tr("level." + lv) + (f"×{k}" if k > 1 else "") for lv, k in levels.items()]
+        from .text import ui
+        where = ui("phase." + g.phase, self.lang) if g.phase else "?"
+        if g.phase == "battle":
+            where = self.tr("cont.round", phase=where, r=g.round)
+        sep = "、" if self.lang == "ja" else ", "
+        text = self.tr("cont.row", date=date, seats=self.tr("cont.seats", n=len(g.seats),
+                                                              who=sep.join(who)), where=where)
+        text = pad(text, 74).rstrip()
+        if g.holder:                     # on a line of its own: never cut off
+            text += "\n" + " " * 13 + self.tr("cont.elsewhere", pid=g.holder)
+        return Text(text)
+
+    def refresh_view(self) -> None:
+        self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("title.continue"),
+                                                      style="bold"))
+        self.query_one("#setup-title", Static).update(Text(self.tr("cont.title")))
+        ol = self.query_one("#games", OptionList)
+        ol.clear_options()
+        ol.add_options([Option(self.row(g), id=f"g{i}",
+                               disabled=bool(g.holder or g.problem is not None))
+                        for i, g in enumerate(self.games)])
+        if self.cleanable:
+            from .saves import KEEP_GAMES
+            ol.add_option(Option(Text(self.tr("cont.clean", n=self.cleanable, keep=KEEP_GAMES)),
+                                 id="clean"))
+        first = next((i for i in range(ol.option_count)
+                      if not ol.get_option_at_index(i).disabled), None)
+        ol.highlighted = first
+        ol.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == "clean":
+            self.app.clean_games()
+            return
+        g = self.games[int(event.option.id[1:])]
+        self.app.continue_game(str(g.path))
+
+
 class SetupScreen(BaseScreen):
     """New game: players, each seat human/AI level, first game, language, seed, AI pause."""
 
@@ -176,13 +246,15 @@ class GameScreen(BaseScreen):
     _ready = False
 
     def on_mount(self) -> None:
+        if self.app.leaving:             # the app is shutting down (a signal): draw nothing
+            return
         self._ready = True
         self.app.fill_log(self.query_one("#log", RichLog))
         self.refresh_view()
 
     def update_view(self) -> None:
         """Refresh once the screen is mounted (it refreshes itself on mount)."""
-        if self._ready:
+        if self._ready and not self.app.leaving:
             self.refresh_view()
 
     def my_turn(self) -> bool:

@@ -44,6 +44,7 @@ class GameTable:
     cards: CardSet = field(factory=default_cards)
     state: GameState = field(init=False)
     history: list = field(init=False, factory=list)      # actions applied, in order
+    notes: list = field(init=False, factory=list)        # per action: saves.AINote or None
     log: list[LogEntry] = field(init=False, factory=list)
     players: dict = field(init=False, factory=dict)
     listeners: list[Callable[[list[LogEntry]], None]] = field(init=False, factory=list)
@@ -51,6 +52,7 @@ class GameTable:
     lang: str = "en"
     save_problem: Optional[str] = field(init=False, default=None)   # English, for logs
     save_error: Optional[OSError] = field(init=False, default=None)  # its cause
+    lock: object = None                       # saves.GameLock held on save_path while open
 
     def __attrs_post_init__(self) -> None:
         if len(self.seats) != self.config.players:
@@ -60,6 +62,7 @@ class GameTable:
     def _start(self) -> None:
         self.state, events = new_game(self.config, self.cards, self.seed)
         self.history = []
+        self.notes = []
         self.log = [LogEntry(event=e) for e in events]
         self.players = {i: make_player(s.level, self.seed * 101 + i, self.cards)
                         for i, s in enumerate(self.seats) if not s.human}
@@ -69,7 +72,8 @@ class GameTable:
         from .saves import FORMAT, SaveData, SeatEntry
         return SaveData(FORMAT, self.seed, self.config,
                         tuple(SeatEntry(s.human, s.level) for s in self.seats),
-                        tuple(self.history), self.lang, self.over)
+                        tuple(self.history), self.lang, self.over,
+                        tuple(n for n in self.notes if n is not None))
 
     def autosave(self) -> None:
         """Write the save file (atomically); a failure is remembered, play goes on."""
@@ -84,37 +88,75 @@ class GameTable:
             self.save_error = exc
             self.save_problem = f"{self.save_path}: {os_error_text(exc, 'en')}"
 
+    def close(self) -> None:
+        """Leave the game: let other windows open its save (releases the lock)."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
     @classmethod
     def from_save(cls, data, cards: CardSet, source: str, save_path: Optional[Path] = None
                   ) -> "GameTable":
-        """Restore a saved game exactly: replay its actions from the seed, letting the AI
-        seats see their observations again so their own state is what it was."""
+        """Restore a saved game exactly: replay its actions from the seed. No AI is asked:
+        each AI seat takes its own actions as remembered (its memory saved with them),
+        and the log shows the reasons saved with them."""
         from .saves import SaveError
         seats = tuple(SeatSetup(s.human, s.level) for s in data.seats)
         try:
             table = cls(data.config, seats, data.seed, cards, save_path=save_path, lang=data.lang)
         except ValueError as exc:
             raise SaveError(source, "cannot_start", detail=exc) from None
-        table.rebuild(list(data.actions), source)
+        notes = {n.n: n for n in data.ai}
+        table.rebuild(list(data.actions), source, [notes.get(i) for i in range(len(data.actions))])
         return table
 
-    def rebuild(self, actions: list, source: str = "history") -> None:
+    def rebuild(self, actions: list, source: str = "history", notes: Optional[list] = None
+                ) -> None:
+        """The position after `actions`, from the seed, by the rules alone (no AI search:
+        ai.base.Player.remember); `notes` (saves.AINote or None per action) give the AI
+        seats' memory and the reasons for the log."""
         from rules import IllegalAction
         from .saves import SaveError
         self._start()
+        notes = list(notes or [])
         for i, action in enumerate(actions):
+            note = notes[i] if i < len(notes) else None
             seat = getattr(action, "seat", None)
-            if seat in self.players and self.state.phase != "over":
+            player = self.players.get(seat)
+            if player is not None and self.state.phase != "over" and hasattr(player, "remember"):
                 obs = observe(self.state, seat)
                 if action in obs.legal:
-                    self.players[seat].choose(obs, obs.legal)   # the AI's own state
+                    player.remember(obs, obs.legal, action,
+                                    dict(note.memo) if note is not None else None)
+            reason = self._reason_of(note, seat, source, i) if seat in self.players else None
             try:
                 self.state, events = apply(self.state, action)
             except IllegalAction as exc:
                 raise SaveError(source, "bad_action", exc, n=i + 1,
                                 action=type(action).__name__) from None
             self.history.append(action)
+            self.notes.append(note if seat in self.players else None)
+            if reason is not None:
+                self.log.append(LogEntry(seat=seat, reason=reason))
             self.log.extend(LogEntry(event=e) for e in events)
+
+    def _reason_of(self, note, seat, source: str, i: int):
+        """The saved reason of an AI action as ai.normal.Reason, checked to read in both
+        languages (a damaged one is named, not shown)."""
+        if note is None or note.reason is None:
+            return None
+        from ai.explain import reason_text
+        from ai.normal import Reason
+        from .saves import SaveError
+        reason = Reason(note.reason[0], tuple(sorted(note.reason[1])))
+        try:
+            for lang in ("ja", "en"):
+                reason_text(reason, self.cards, lang)
+        except Exception:  # noqa: BLE001 - anything a damaged note can make it raise
+            raise SaveError(source, "damaged",
+                            detail=f"the AI reason of action {i + 1} ({reason.key!r}) cannot be shown"
+                            ) from None
+        return reason
 
     # ------------------------------------------------------------------ undo
     def can_undo(self) -> bool:
@@ -129,7 +171,7 @@ class GameTable:
             return False
         me = self.humans[0]
         last = max(i for i, a in enumerate(self.history) if getattr(a, "seat", None) == me)
-        self.rebuild(self.history[:last])
+        self.rebuild(self.history[:last], notes=self.notes[:last])
         self.autosave()
         return True
 
@@ -161,10 +203,11 @@ class GameTable:
         return [e for e in self.log if e.event is None or visible(e.event, seat)]
 
     # ------------------------------------------------------------------ acting
-    def submit(self, action) -> list[LogEntry]:
+    def submit(self, action, note=None) -> list[LogEntry]:
         """Apply a seat's action (raises IllegalAction, the state unchanged)."""
         self.state, events = apply(self.state, action)
         self.history.append(action)
+        self.notes.append(note)
         entries = [LogEntry(event=e) for e in events]
         self.log.extend(entries)
         self.autosave()
@@ -188,10 +231,31 @@ class GameTable:
         return NormalPlayer(self.cards, self.seed).choose_explained(obs, obs.legal)
 
     def submit_ai(self, seat: int, action, reason) -> list[LogEntry]:
+        """An AI seat's action, saved with its memory and (when the log shows it) its
+        reason, so that resuming never asks the AI again."""
+        from .saves import AINote
         public = self.state.phase in ("battle",) or pending(self.state).kind in ("auction", "appraisal")
-        entries = self.submit(action)
-        if reason is not None and public:
-            entry = LogEntry(seat=seat, reason=reason)
+        player = self.players.get(seat)
+        memo = player.memory() if hasattr(player, "memory") else {}
+        shown = reason if reason is not None and public else None
+        saved = shown if shown is not None and _plain(v for _, v in shown.params) else None
+        memo = tuple(sorted(memo.items())) if _plain(memo.values()) else ()
+        note = AINote(len(self.history), (saved.key, tuple(saved.params)) if saved else None,
+                      memo) if saved or memo else None
+        entries = self.submit(action, note)
+        if shown is not None:
+            entry = LogEntry(seat=seat, reason=shown)
             self.log.insert(len(self.log) - len(entries), entry)   # the reason comes first
             entries = [entry] + entries
         return entries
+
+
+def _plain(values) -> bool:
+    """Every value can be saved in an AI note (saves._plain)."""
+    from .saves import _plain as check
+    try:
+        for v in values:
+            check(v)
+    except ValueError:
+        return False
+    return True

@@ -274,6 +274,19 @@ def _wait_for_actions(path: Path, proc, master, at_least: int, timeout: float = 
     raise AssertionError(f"no progress: {proc.poll()}")
 
 
+def _the_game(save_dir: Path, proc, master, timeout: float = 30) -> Path:
+    """The save file of the one game started in `save_dir` (one file per game)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        _drain(master)
+        found = [p for p in (save_dir / "games").glob("*.json") if not p.name.startswith(".")]
+        if found:
+            (path,) = found
+            return path
+        time.sleep(0.05)
+    raise AssertionError(f"no game started: {proc.poll()}")
+
+
 def _stop(proc, master, sig) -> int:
     proc.send_signal(sig)
     end = time.monotonic() + 15
@@ -290,9 +303,9 @@ def _stop(proc, master, sig) -> int:
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and pseudo-terminals")
 @pytest.mark.parametrize("sig", ["SIGHUP", "SIGTERM"])
 def test_signal_saves_and_resume_loses_nothing(tmp_path, sig):
-    save = tmp_path / "current.json"
     proc, master = _spawn(tmp_path, "--seats", "normal,normal,normal", "--ai-delay", "0.05",
                           "--seed", "3")
+    save = _the_game(tmp_path, proc, master)
     _wait_for_actions(save, proc, master, 30)
     code = _stop(proc, master, getattr(signal, sig))
     assert code == 0
@@ -308,9 +321,9 @@ def test_signal_saves_and_resume_loses_nothing(tmp_path, sig):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and pseudo-terminals")
 def test_sigkill_loses_at_most_the_last_action(tmp_path):
-    save = tmp_path / "current.json"
     proc, master = _spawn(tmp_path, "--seats", "normal,easy,random", "--ai-delay", "0.02",
                           "--seed", "8")
+    save = _the_game(tmp_path, proc, master)
     _wait_for_actions(save, proc, master, 20)
     _stop(proc, master, signal.SIGKILL)
     data = read(save)                      # never a torn file
