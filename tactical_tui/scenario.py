@@ -40,12 +40,12 @@ from rules.battle import ROUND_LIMIT
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 from rules.cards import STATS, CardSet, Stats, default_cards, parse_cards
 from rules.engine import copies_of
-from rules.state import (BID_ROUNDS, Active, BattleState, Bid, BiddingState, ChanceScriptError,
+from rules.state import (BID_ROUNDS, Active, Attack, BattleState, Bid, BiddingState, ChanceScriptError,
                          GameState, Phase, Script, SeatState, Turn)
 
 from .text import Describer, refusal_text
 
-PHASES = ("bidding", "build", "battle")
+PHASES = ("draft", "bidding", "build", "battle")
 CHIPS = ("0", "1", "2", "crit", "miss")
 CARD_SECTIONS = ("family", "series", "race", "guild", "defense", "attack")
 SECTIONS = ("scenario", "seat", "bidding", "battle", "table", "position", "chance", "action",
@@ -236,6 +236,13 @@ def load_scenario(path: str | Path) -> Scenario:
         state, dice_seats = _position_start(path, text, raw, head, setup)
     else:
         state, dice_seats = _v1_start(path, text, raw, head)
+    try:
+        pending(state)
+        legal_actions(state)
+    except Exception as exc:  # noqa: BLE001 - a position the rules cannot go on from
+        raise _err(path, "", f"the rules cannot go on from this position ({type(exc).__name__}"
+                             f"{': ' + str(exc) if str(exc) else ''}); check the bid, "
+                             "attack or step it describes") from None
     players = state.players
     for k, seat in enumerate(dice_seats):
         if seat is not None and seat >= players:
@@ -277,8 +284,9 @@ def _v1_start(path: str, text: str, raw: dict, head: _Reader) -> tuple[GameState
     if phase not in PHASES:
         raise head.error(f"must be one of {', '.join(PHASES)}" +
                          ("" if phase is None else f", not {phase!r}"), "phase")
-    if phase != "bidding" and "bidding" in raw:
-        raise _err(path, "[bidding]", f"only for phase = \"bidding\" (this is {phase!r})")
+    if phase not in ("draft", "bidding") and "bidding" in raw:
+        raise _err(path, "[bidding]", f"only for phase = \"bidding\" or \"draft\" (this is "
+                                      f"{phase!r})")
     if phase != "battle" and "battle" in raw:
         raise _err(path, "[battle]", f"only for phase = \"battle\" (this is {phase!r})")
     cards = _card_set(path, raw, text)
@@ -362,21 +370,48 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
         return base
     ids = {name: {e.get("id") for e in entries if isinstance(e, dict)}
            for name, entries in inline.items()}
-    lines: list[str] = []
-    for name in CARD_SECTIONS:
-        entries = list(inline[name])
-        if name in ("family", "series"):   # let inline skills refer to shipped families
-            shipped = base.families if name == "family" else base.series
-            entries += [{"id": x.id, "name": {"ja": x.name.ja, "en": x.name.en}}
-                        for x in shipped if x.id not in ids[name]]
-        for entry in entries:
-            lines.append(f"[[{name}]]")
-            lines.extend(f"{json.dumps(str(k), ensure_ascii=False)} = {_toml(v)}"
-                         for k, v in entry.items())
-    try:
-        extra = parse_cards("\n".join(lines) + "\n", source=f"{path}: inline cards")
-    except CardDataError as exc:
-        raise ScenarioError(_with_line(str(exc), text)) from None
+
+    def parse(sections: tuple[str, ...]) -> CardSet:
+        lines: list[str] = []
+        for name in sections:
+            entries = list(inline[name])
+            if name in ("family", "series"):   # let inline skills refer to shipped families
+                shipped = base.families if name == "family" else base.series
+                entries += [{"id": x.id, "name": {"ja": x.name.ja, "en": x.name.en}}
+                            for x in shipped if x.id not in ids[name]]
+            for entry in entries:
+                lines.append(f"[[{name}]]")
+                lines.extend(f"{json.dumps(str(k), ensure_ascii=False)} = {_toml(v)}"
+                             for k, v in entry.items())
+        try:
+            return parse_cards("\n".join(lines) + "\n", source=f"{path}: inline cards")
+        except CardDataError as exc:
+            raise ScenarioError(_with_line(str(exc), text)) from None
+
+    # Attack cards are parsed apart from defense cards, so that an inline defense card and
+    # an inline attack card may share a name (format v2: the same-name rule of §5-4 holds
+    # "種類にかかわらず"); ids and skill ids must still be unique across both.
+    first = parse(tuple(n for n in CARD_SECTIONS if n != "attack"))
+    extra: Any = first
+    if inline["attack"]:
+        second = parse(("family", "series", "attack"))
+        from types import SimpleNamespace
+        extra = SimpleNamespace(**{a: getattr(first, a) for a in
+                                   ("families", "series", "races", "guilds", "defense")},
+                                attack=second.attack)
+        skill_of: dict[str, str] = {}
+        for c in first.defense + second.attack:
+            kind = "attack" if c.is_attack else "defense"
+            if any(c.id == x.id for x in (first.races + first.guilds + first.defense
+                                          if c.is_attack else ())):
+                raise _err(path, f"inline attack {c.id!r}", "the id is also an inline card's; "
+                                                            "use another id")
+            for sk in c.skills:
+                if sk.id in skill_of:
+                    raise _err(path, f"inline {kind} {c.id!r}",
+                               f"skill id {sk.id!r} is also a skill of {skill_of[sk.id]!r}; "
+                               "use another id")
+                skill_of[sk.id] = c.id
     groups = {"family": "families", "series": "series", "race": "races", "guild": "guilds",
               "defense": "defense", "attack": "attack"}
     merged = {}
@@ -410,11 +445,14 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
 
 # ---------------------------------------------------------------------------- position
 
-SEAT_KEYS = ("guild", "race_candidates", "race", "hand", "equipped", "materialized",
+SEAT_KEYS = ("guild", "race_candidates", "race", "hand", "picks", "draft_choice", "equipped",
+             "materialized",
              "confirmed", "revealed", "material", "hp", "mana", "vp", "unluck", "area",
              "entered", "knocked_out", "low", "auction_used", "active")
-BIDDING_KEYS = ("round", "leader", "turn", "current", "upcoming", "bids", "passed")
-BATTLE_KEYS = ("round", "turn", "order")
+BIDDING_KEYS = ("round", "leader", "turn", "current", "upcoming", "bids", "passed", "step",
+                "payments", "tied")
+BID_STEPS = ("bid", "auction", "payment", "appraisal")
+BATTLE_KEYS = ("round", "turn", "order", "attack", "counter_queue", "countered", "blocked")
 TABLE_KEYS = ("defense_deck", "attack_deck", "defense_discard", "attack_discard")
 
 
@@ -464,7 +502,7 @@ class _Builder:
         start = self.head.get("start_seat", int, None, 0, self.n - 1)
         if start is None:
             start = min(range(self.n), key=lambda i: self.cards.guild(seats[i].guild).number)
-        bidding = self.bidding(start) if self.phase == "bidding" else None
+        bidding = self.bidding(start) if self.phase in ("draft", "bidding") else None
         order: tuple[int, ...] = ()
         battle = None
         if self.phase == "battle":
@@ -476,6 +514,12 @@ class _Builder:
             if not table.has(k):
                 piles[k] = tuple(c for c in everything if c not in self.placed)
         script, dice_seats = _script(self.path, self.raw)
+        if bidding is not None and not bidding.current:
+            # the draft: the first round's targets are the top of the attack deck (§5-2)
+            per_round, _ = BID_ROUNDS[self.n]
+            deck = piles["attack_deck"]
+            bidding = attrs.evolve(bidding, current=tuple(deck[:per_round]))
+            piles["attack_deck"] = tuple(deck[per_round:])
         if bidding is not None and bidding.upcoming is None:
             # default: the next round's targets are the top of the attack deck (none in the
             # last round), as §5-3 reveals them
@@ -484,7 +528,9 @@ class _Builder:
             deck = piles["attack_deck"]
             bidding = attrs.evolve(bidding, upcoming=tuple(deck[:count]))
             piles["attack_deck"] = tuple(deck[count:])
-        phase = {"bidding": Phase.BIDDING, "build": Phase.BUILD, "battle": Phase.BATTLE}[self.phase]
+
+        phase = {"draft": Phase.DRAFT, "bidding": Phase.BIDDING, "build": Phase.BUILD,
+                 "battle": Phase.BATTLE}[self.phase]
         return attrs.evolve(state, phase=phase, seats=tuple(seats), start_seat=start,
                             bidding=bidding, order=order, battle=battle,
                             script=script, **piles), dice_seats
@@ -542,6 +588,13 @@ class _Builder:
             race = cands[0]
         where = f"seat {i}"
         hand = self.cards_at(r, "hand", f"{where} hand")
+        picks = self.cards_at(r, "picks", f"{where} picks", attack=False)
+        draft_choice = r.get("draft_choice", str)
+        if (picks or draft_choice is not None) and self.phase != "draft":
+            raise r.error("only in phase = \"draft\" (after the draft the picks are the hand)",
+                          "picks" if picks else "draft_choice")
+        if draft_choice is not None and draft_choice not in hand:
+            raise r.error(f"{draft_choice!r} is not in this seat's hand", "draft_choice")
         equipped = self.cards_at(r, "equipped", f"{where} equipped")
         materialized = self.cards_at(r, "materialized", f"{where} materialized", attack=False)
         hp = r.get("hp", int, 6, 0, 6)
@@ -573,7 +626,8 @@ class _Builder:
                 raise ar.error("must be turn_end or next_turn_start", "until")
             active.append(Active(card, skill, until))
         return SeatState(
-            guild=guild, race_candidates=tuple(cands), hand=hand, race=race, equipped=equipped,
+            guild=guild, race_candidates=tuple(cands), hand=hand, picks=picks,
+            draft_choice=draft_choice, race=race, equipped=equipped,
             materialized=materialized, confirmed=r.get("confirmed", bool, battle),
             revealed=r.get("revealed", bool, battle),
             material=r.get("material", int, available_material(self.cards, guild, materialized), 0, 99),
@@ -583,15 +637,20 @@ class _Builder:
             active=tuple(active), auction_used=r.get("auction_used", bool, False))
 
     def bidding(self, start: int) -> BiddingState:
-        r = _Reader(self.path, "[bidding]", self.raw.get("bidding", {}), BIDDING_KEYS)
+        draft = self.phase == "draft"
+        r = _Reader(self.path, "[bidding]", self.raw.get("bidding", {}),
+                    ("current", "upcoming") if draft else BIDDING_KEYS)
         per_round, rounds = BID_ROUNDS[self.n]
+        step = r.get("step", str, "bid")
+        if step not in BID_STEPS:
+            raise r.error(f"must be one of {', '.join(BID_STEPS)}, not {step!r}", "step")
         rnd = r.get("round", int, 0, 0, rounds - 1)
         leader = r.get("leader", int, (start + rnd) % self.n, 0, self.n - 1)
         turn = r.get("turn", int, leader, 0, self.n - 1)
         current = self.cards_at(r, "current", "[bidding] current", attack=True)
         upcoming = (self.cards_at(r, "upcoming", "[bidding] upcoming", attack=True)
                     if r.has("upcoming") else None)
-        if not current:
+        if not current and not draft and step != "appraisal":
             raise r.error("list the targets of this bid round", "current")
         bids = []
         raw_bids = r.table.get("bids", [])
@@ -609,6 +668,9 @@ class _Builder:
             card = self.card(br, "card", br.get("card", str), f"[bidding] bids[{k}]", attack=False)
             value = br.get("value", int, self.cards.card(card).bid, 1, 6)
             bids.append(Bid(seat, target, card, value))
+        if step != "bid":
+            return self.bid_result(r, step, rnd, rounds, leader, turn, current, upcoming,
+                                   tuple(bids))
         passed = set(r.ints("passed", 0, self.n - 1, ()))
         for seat in range(self.n):
             count = sum(1 for b in bids if b.seat == seat)
@@ -623,6 +685,46 @@ class _Builder:
         return BiddingState(round=rnd, leader=leader, turn=turn, current=current,
                             upcoming=upcoming, bids=tuple(bids),
                             passed=tuple(i in passed for i in range(self.n)))
+
+    def bid_result(self, r: _Reader, step: str, rnd: int, rounds: int, leader: int, turn: int,
+                   current: tuple, upcoming: Optional[tuple], bids: tuple) -> BiddingState:
+        """§5-3 入札結果: every seat has passed and the bids are revealed; the position is
+        the 《競売》 step (bids as placed), the payment step (bids, `payments` chosen so
+        far) or the 《鑑定》 step of the last round (bids resolved: `current` is what is
+        left, `tied` the targets left unsold by a tie)."""
+        if r.has("passed"):
+            raise r.error(f"in step {step!r} every seat has passed", "passed")
+        if step in ("auction", "payment") and not bids:
+            raise r.error(f"step {step!r} resolves the bids: give them", "bids")
+        if step == "appraisal":
+            if bids:
+                raise r.error("in step 'appraisal' the bids are already resolved: leave "
+                              "them out", "bids")
+            if rnd != rounds - 1:
+                raise r.error(f"《鑑定》 comes after the last bid round ({rounds - 1}), not "
+                              f"round {rnd}", "round")
+        elif r.has("tied"):
+            raise r.error("only in step 'appraisal'", "tied")
+        if r.has("payments") and step != "payment":
+            raise r.error("only in step 'payment'", "payments")
+        payments = []
+        raw = r.table.get("payments", [])
+        if not isinstance(raw, list):
+            raise r.error("must be a list of { target, card } tables", "payments")
+        for k, entry in enumerate(raw):
+            pr = _Reader(self.path, f"[bidding] payments[{k}]", entry, ("target", "card"))
+            target, card = pr.get("target", str), pr.get("card", str)
+            if not any(b.target == target and b.card == card for b in bids):
+                raise pr.error(f"no bid of {card!r} on {target!r}")
+            payments.append((target, card))
+        tied = r.strings("tied", ())
+        for t in tied:
+            if t not in current:
+                raise r.error(f"{t!r} is not a current target", "tied")
+        return BiddingState(round=rnd, leader=leader, turn=turn, current=current,
+                            upcoming=upcoming if upcoming is not None else (), bids=bids,
+                            passed=(True,) * self.n, step=step, payments=tuple(payments),
+                            tied=tied)
 
     def battle(self, seats: list[SeatState]) -> tuple[tuple[int, ...], BattleState]:
         r = _Reader(self.path, "[battle]", self.raw.get("battle", {}), BATTLE_KEYS)
@@ -639,10 +741,62 @@ class _Builder:
         turn = Turn(seat, moves=tr.get("moves", int, 0, 0, 2),
                     attacked=tr.get("attacked", bool, False), rested=tr.get("rested", bool, False))
         s = seats[seat]
-        if s.knocked_out or s.area is None:
+        attack = self.attack(r, seats) if r.has("attack") else None
+        in_attack = attack is not None or bool(r.table.get("counter_queue"))
+        if (s.knocked_out or s.area is None) and not in_attack:
             raise tr.error(f"seat {seat} is not on the field; start at the end of the turn "
                            "before it (its entry or re-entry happens when its turn begins)")
-        return order, BattleState(round=rnd, turn=turn)
+        queue = r.ints("counter_queue", 0, self.n - 1, ())
+        countered = r.get("countered", int, None, 0, self.n - 1)
+        if queue and countered is None:
+            raise r.error("the counters wait against an attacker: give countered = seat",
+                          "countered")
+        if queue and (attack is None or attack.stage != "done") and \
+                (attack is None or not attack.counter):
+            raise r.error("counters come after the attack: give attack = { …, stage = "
+                          "\"done\" } (or a counter in progress)", "counter_queue")
+        return order, BattleState(round=rnd, turn=turn, attack=attack, counter_queue=queue,
+                                  countered=countered, blocked=r.get("blocked", bool, False))
+
+    def attack(self, r: _Reader, seats: list[SeatState]) -> Attack:
+        """[battle] attack = { … }: the attack or counter in progress — the fields of
+        rules.state.Attack (attacker, counter, card, range_skill, stage, skills, targets,
+        defense, bag, drawn, …), structured strictly."""
+        raw = r.table["attack"]
+        if not isinstance(raw, dict):
+            raise r.error("must be a table of the attack's fields (attacker, card, "
+                          "range_skill, stage, …)", "attack")
+        place = "[battle] attack"
+        try:
+            atk = _converter().structure(dict(raw), Attack)
+        except Exception as exc:  # noqa: BLE001 - the file's problem, with its field
+            where, problem = _cattrs_problem(exc)
+            raise _err(self.path, f"{place}.{where}" if where else place, problem) from None
+        if not 0 <= atk.attacker < self.n:
+            raise _err(self.path, place + ", attacker", f"there is no seat {atk.attacker}")
+        owner = seats[atk.attacker]
+        for k, (card, skill) in enumerate(((atk.card, atk.range_skill),) + atk.skills):
+            where = place + (", card" if k == 0 else f", skills[{k - 1}]")
+            if card not in owner.equipped:
+                raise _err(self.path, where, f"{card!r} is not equipped by seat {atk.attacker}")
+            if skill not in {x.id for x in self.cards.card(card).skills}:
+                raise _err(self.path, where, f"{skill!r} is not a skill of {card!r}")
+        for k, (seat, card, skill) in enumerate(atk.defense):
+            where = f"{place}, defense[{k}]"
+            if not 0 <= seat < self.n or card not in seats[seat].equipped:
+                raise _err(self.path, where, f"{card!r} is not equipped by seat {seat}")
+            if skill not in {x.id for x in self.cards.card(card).skills}:
+                raise _err(self.path, where, f"{skill!r} is not a skill of {card!r}")
+        for k, seat in enumerate(atk.targets + ((atk.defender,) if atk.defender is not None
+                                                 else ()) + atk.defenders_done):
+            if not 0 <= seat < self.n:
+                raise _err(self.path, place, f"there is no seat {seat} (seats 0..{self.n - 1})")
+        for key in ("bag", "drawn"):
+            bad = [c for c in getattr(atk, key) if c not in CHIPS]
+            if bad:
+                raise _err(self.path, f"{place}, {key}", f"{bad[0]!r} is not a chip (chips: "
+                                                         f"{', '.join(CHIPS)})")
+        return atk
 
 
 # ----------------------------------------------------------------------------- actions
@@ -1567,26 +1721,21 @@ def position_data(state: GameState) -> dict:
     return data
 
 
-def _cattrs_problem(exc: BaseException) -> str:
-    """The first thing cattrs rejected, as "path: problem"."""
+def _cattrs_problem(exc: BaseException) -> tuple[str, str]:
+    """(path, problem) of the first thing cattrs rejected."""
     import cattrs
     if isinstance(exc, cattrs.BaseValidationError):
-        def fmt(e: BaseException, tp: Any) -> str:
+        def fmt(e: BaseException, _tp: Any) -> str:
             if isinstance(e, KeyError):
                 return "missing field"
             if isinstance(e, cattrs.ForbiddenExtraKeysError):
                 return f"unknown field(s) {', '.join(sorted(map(repr, e.extra_fields)))}"
-            if isinstance(e, (ValueError, TypeError)) and str(e).startswith("must be"):
-                return str(e)
-            name = getattr(tp, "__name__", str(tp))
-            return f"not a valid {name} ({type(e).__name__}: {e})"
+            return str(e) or type(e).__name__
         lines = cattrs.transform_error(exc, path="", format_exception=fmt)
         if lines:
-            text = lines[0]
-            problem, _, where = text.rpartition(" @ ")
-            where = where.lstrip(".") or "the table"
-            return f"{where}: {problem}" if problem else text
-    return f"{type(exc).__name__}: {exc}"
+            problem, _, where = lines[0].rpartition(" @ ")
+            return (where.lstrip("."), problem) if problem else ("", lines[0])
+    return "", str(exc) or type(exc).__name__
 
 
 def position_state(data: Any, cards: CardSet, script: Script = Script(),
@@ -1612,7 +1761,8 @@ def position_state(data: Any, cards: CardSet, script: Script = Script(),
     try:
         state = _converter().structure(data, GameState)
     except Exception as exc:  # noqa: BLE001 - every structuring problem is the file's
-        raise _err(path, place, _cattrs_problem(exc)) from None
+        where, problem = _cattrs_problem(exc)
+        raise _err(path, f"{place}, {where}" if where else place, problem) from None
     state = attrs.evolve(state, cards=cards, script=script)
     problem = _position_problem(state)
     if problem:

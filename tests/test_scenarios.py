@@ -283,7 +283,7 @@ MALFORMED = {
                         ["event DamageDealt has no field 'damage'"]),
     "bad-at": (BATTLE + '[[expect]]\nat = 3\nphase = "over"\n', ["at: must be an action number"]),
     "no-expectations": (BATTLE, ["a scenario must be able to fail"]),
-    "bad-phase": ('[scenario]\nphase = "draft"\n' + EXPECT, ["phase: must be one of"]),
+    "bad-phase": ('[scenario]\nphase = "reveal"\n' + EXPECT, ["phase: must be one of"]),
     "bad-players": ('[scenario]\nphase = "build"\nplayers = 7\n' + EXPECT,
                     ["players: must be between 3 and 5"]),
     "no-area": (BATTLE.replace("area = 4", "hp = 6") + EXPECT, ["needs an area"]),
