@@ -106,6 +106,7 @@ class Expect:
     until: str = ""                     # perft: a line of play ends at this event
     sequence: tuple = ()                # order: ((event name, fields), ...)
     then_none: Any = None               # order: (event name, fields) that must not follow
+    script: Optional[Script] = None     # perft: the chance every line of play starts with
 
 
 @attrs.frozen
@@ -1034,7 +1035,7 @@ def _paths(path: str, place: str, body: dict, root: type = GameState) -> tuple:
 V2_KINDS: dict[str, tuple[str, ...]] = {
     "legal_count": ("legal_count", "seat"),
     "legal_set": ("legal_set", "seat"),
-    "perft": ("perft", "count", "until"),
+    "perft": ("perft", "count", "until", "dice", "chips"),
     "event_order": ("event_order", "then_none"),
     "observe": ("observe",),            # + the observation's paths
 }
@@ -1107,7 +1108,15 @@ def _expect_v2(path: str, place: str, number: int, at: Optional[int], body: dict
         if until and until not in EVENTS:
             raise r.error(f"unknown event {_show(until)} (events: {', '.join(sorted(EVENTS))})",
                           "until")
-        return Expect(number, place, kind, at, depth=depth, until=until, value=body["count"])
+        script = None
+        if r.has("dice") or r.has("chips"):
+            script, seats = _script(path, {"chance": {k: body[k] for k in ("dice", "chips")
+                                                      if k in body}})
+            if any(x is not None for x in seats):
+                raise r.error("a perft's dice are plain results 1–6 (each line of play "
+                              "uses them on its own)", "dice")
+        return Expect(number, place, kind, at, depth=depth, until=until, value=body["count"],
+                      script=script)
     seq = body["event_order"]
     if not isinstance(seq, list) or not seq:
         raise r.error("must be a list of event tables, first to last", "event_order")
@@ -1539,7 +1548,8 @@ def _check_v2(ex: Expect, st: GameState, when: str, pool: list, everywhere: bool
             out.append("\n".join(lines))
     elif ex.kind == "perft":
         try:
-            count = perft(st, ex.depth, ex.until)
+            start = st if ex.script is None else attrs.evolve(st, script=ex.script)
+            count = perft(start, ex.depth, ex.until)
         except PerftTooBig:
             out.append(f"{head}: perft {ex.depth} visits more than {PERFT_NODES} positions; "
                        "give a smaller depth or an `until` event")
@@ -1634,7 +1644,8 @@ def perft(state: GameState, depth: int, until: str = "", limit: int = PERFT_NODE
     legal, or after an action that produced an `until` event (e.g. "TurnEnded": whole
     turn sequences). Each line uses the scripted chance `state` carries, on its own;
     where a line needs more, the state's seeded generator decides (so the count is
-    always the same). Raises PerftTooBig past `limit` positions."""
+    always the same). Raises PerftTooBig past `limit` positions; ChanceScriptError when
+    a scripted chip is not in the bag."""
     visited = 0
 
     def count(st: GameState, d: int) -> int:
