@@ -922,7 +922,8 @@ def _walk_type(tokens: tuple, root: type) -> Optional[str]:
     tp: Any = root
     for k, t in enumerate(tokens):
         tp = _unoptional(tp)
-        where = show_path(tokens[:k]) or "the state"
+        where = show_path(tokens[:k]) or ("the state" if root is GameState else
+                                          f"the {root.__name__.lower()}")
         if attrs.has(tp):
             names = [f.name for f in attrs.fields(tp) if f.name != "cards"]
             extra = [] if root is not GameState else (
