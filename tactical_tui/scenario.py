@@ -1639,7 +1639,7 @@ class PerftTooBig(Exception):
     pass
 
 
-def perft(state: GameState, depth: int, until: str = "", limit: int = PERFT_NODES) -> int:
+def perft(state: GameState, depth: int, until: str = "", limit: Optional[int] = None) -> int:
     """The number of lines of play of `depth` actions from `state` (perft): every legal
     action is taken in turn. A line also ends when the game is over, when no action is
     legal, or after an action that produced an `until` event (e.g. "TurnEnded": whole
@@ -1648,6 +1648,7 @@ def perft(state: GameState, depth: int, until: str = "", limit: int = PERFT_NODE
     always the same). Raises PerftTooBig past `limit` positions; ChanceScriptError when
     a scripted chip is not in the bag."""
     visited = 0
+    limit = PERFT_NODES if limit is None else limit
 
     def count(st: GameState, d: int) -> int:
         nonlocal visited
