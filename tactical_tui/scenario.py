@@ -15,6 +15,13 @@ expectations. The format is described in ``docs/scenarios.md``; in short:
                          with reason_contains = "..." for an action that must be refused
     [[expect]]           state fields by path, an event with fields, or the legal actions
 
+Format v2 (``version = 2``; every v1 file stays valid) adds the draft, the 《競売》 /
+payment / 《鑑定》 steps and an attack or counter in progress as start positions, a whole
+``[position]`` (any GameState, as `export_position` writes it from a replay), comparisons
+(any_order, contains, length, not, at_least, at_most), expectations on the legal actions
+(``legal_set``, ``legal_count``, ``perft``), on the order of events (``event_order``) and on
+what a seat sees (``observe``), and dice that name their seat.
+
 Like XMage's strict mode, a scenario fails when an action cannot be applied, when a
 scripted die or chip is left unused, and when the engine needs a die roll or a chip draw
 the scenario did not script. A malformed file never gives a traceback: `ScenarioError`
