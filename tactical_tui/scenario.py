@@ -1553,6 +1553,8 @@ def _check_v2(ex: Expect, st: GameState, when: str, pool: list, everywhere: bool
             if extra:
                 lines.append("    legal but not expected: " +
                              "; ".join(_action_text(a) for a in extra))
+            lines.append("    actual: " + ("; ".join(_action_text(a) for a in legal)
+                                           or "nothing is legal"))
             out.append("\n".join(lines))
     elif ex.kind == "perft":
         try:
