@@ -102,7 +102,7 @@ class ReplayScreen(Guarded, Screen):
 
     def show(self) -> None:
         lang, cards = self.lang_, self.cards
-        state = self.steps[self.k - 1][1] if self.k else None   # step 0: the deal only
+        state = self.state_at(self.k)
         phase = state.phase if state is not None else "draft"
         self.query_one("#topbar", Static).update(Text(rt(
             "title", lang, file=self.file, k=self.k, n=len(self.steps), phase=ui("phase." + phase, lang))))
