@@ -1292,15 +1292,7 @@ def _resolve(state: GameState, tokens: tuple) -> Any:
             value = value[t] if isinstance(value, dict) else (
                 value[t] if t < len(value) else None)
         return value
-    value = state
-    for t in tokens:
-        if value is None:
-            return None
-        if isinstance(t, int):
-            value = value[t] if t < len(value) else None
-        else:
-            value = getattr(value, t)
-    return plain(value)
+    return _walk_value(state, tokens)
 
 
 def _action_text(action: Any) -> str:
@@ -1601,6 +1593,7 @@ def _hidden(value: Any) -> bool:
 
 
 def _walk_value(value: Any, tokens: tuple) -> Any:
+    """The plain value at `tokens` of a state or an observation (None through a None)."""
     for t in tokens:
         if value is None:
             return None
@@ -1834,11 +1827,10 @@ def _position_problem(state: GameState) -> Optional[tuple[str, str]]:
     piles = [(k, getattr(state, k)) for k in ("defense_deck", "attack_deck", "defense_discard",
                                                "attack_discard")]
     for i, s in enumerate(state.seats):
-        for k in ("guild",):
-            try:
-                state.cards.guild(s.guild)
-            except KeyError:
-                return f"seats[{i}].guild", f"no guild {s.guild!r}"
+        try:
+            state.cards.guild(s.guild)
+        except KeyError:
+            return f"seats[{i}].guild", f"no guild {s.guild!r}"
         for r in s.race_candidates + ((s.race,) if s.race else ()):
             try:
                 state.cards.race(r)
@@ -1941,10 +1933,14 @@ class ExportError(Exception):
 
     def __init__(self, key: str, **params: Any) -> None:
         self.key, self.params = key, params
-        super().__init__(export_message(key, "en", **params))
+        super().__init__(self.text("en"))
 
     def text(self, lang: str) -> str:
-        return export_message(self.key, lang, **self.params)
+        params = dict(self.params)
+        if isinstance(params.get("detail"), OSError):
+            from .text import os_error_text
+            params["detail"] = os_error_text(params["detail"], lang)
+        return export_message(self.key, lang, **params)
 
 
 def scenario_text(state: GameState, name: str = "exported position",
@@ -1990,7 +1986,7 @@ def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool
     try:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".toml", dir=target.parent or ".")
     except OSError as exc:
-        raise ExportError("failed", path=str(target), detail=exc.strerror or str(exc)) from None
+        raise ExportError("failed", path=str(target), detail=exc) from None
     try:
         mask = os.umask(0)
         os.umask(mask)
@@ -2011,7 +2007,7 @@ def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool
                     raise ExportError("exists", path=str(target)) from None
                 os.replace(tmp, target)
     except OSError as exc:
-        raise ExportError("failed", path=str(target), detail=exc.strerror or str(exc)) from None
+        raise ExportError("failed", path=str(target), detail=exc) from None
     finally:
         try:
             os.unlink(tmp)

@@ -217,6 +217,7 @@ def test_write_into_a_missing_folder_says_so(tmp_path):
     with pytest.raises(ExportError) as err:
         write_new_file(tmp_path / "no" / "x.toml", "text")
     assert err.value.key == "failed"
+    assert "not written" in str(err.value) and "書き出せません" in err.value.text("ja")
 
 
 def test_names_from_outside_cannot_break_the_file():
