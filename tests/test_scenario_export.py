@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import os
 import random
 import re
@@ -52,6 +53,7 @@ def random_games(count: int, first_seed: int = 0):
         yield seed, states
 
 
+@functools.lru_cache(maxsize=1)
 def sample_positions(total: int = 200) -> list[tuple[str, GameState]]:
     """`total` positions from seeded random games, spread over every kind of position
     met (round robin over the kinds, so rare steps such as 《競売》 are in)."""
@@ -70,22 +72,24 @@ def sample_positions(total: int = 200) -> list[tuple[str, GameState]]:
     return out
 
 
-POSITIONS = sample_positions()
+@pytest.fixture(scope="module")
+def positions() -> list[tuple[str, GameState]]:
+    return sample_positions()
 
 
-def test_the_sample_covers_every_phase_and_step():
-    kinds = {k for k, _ in POSITIONS}
-    assert len(POSITIONS) == 200
+def test_the_sample_covers_every_phase_and_step(positions):
+    kinds = {k for k, _ in positions}
+    assert len(positions) == 200
     for kind in ("draft_pick", "bid", "auction", "payment", "appraisal", "build", "reveal_fix",
                  "turn", "skills/attack", "targets/attack", "defense/attack", "unluck/attack",
                  "draw/attack", "counter/attack", "draw/counter", "over"):
         assert kind in kinds, f"no {kind} position in the sample (kinds: {sorted(kinds)})"
 
 
-def test_export_then_load_gives_the_same_position():
+def test_export_then_load_gives_the_same_position(positions):
     """§ all phases: the whole position survives the file — seats, decks in order,
     discards, bids, the attack and its bag, the RNG — and so do its legal actions."""
-    for kind, state in POSITIONS:
+    for kind, state in positions:
         text = scenario_text(state, name=kind)
         raw = tomllib.loads(text)
         back = position_state(raw["position"], default_cards())
@@ -94,10 +98,10 @@ def test_export_then_load_gives_the_same_position():
         assert pending(back) == pending(state), kind
 
 
-def test_exported_files_load_and_their_expectations_pass(tmp_path):
+def test_exported_files_load_and_their_expectations_pass(tmp_path, positions):
     """A sample of exported files through the whole runner (`tactical check`): the file
     loads, and its expectations (the pending decision, the legal-action count) hold."""
-    for i, (kind, state) in enumerate(POSITIONS[::10]):
+    for i, (kind, state) in enumerate(positions[::10]):
         path = tmp_path / f"p{i}.toml"
         path.write_text(scenario_text(state, name=kind), encoding="utf-8")
         sc = load_scenario(path)
@@ -106,17 +110,14 @@ def test_exported_files_load_and_their_expectations_pass(tmp_path):
         assert result.passed, (kind, result.failures)
 
 
-def test_an_exported_file_can_fail():
+def test_an_exported_file_can_fail(tmp_path, positions):
     """The exported expectations are real: edit the count and the check fails."""
-    kind, state = next((k, s) for k, s in POSITIONS if k == "turn")
+    kind, state = next((k, s) for k, s in positions if k == "turn")
     n = len(legal_actions(state))
     text = scenario_text(state).replace(f"legal_count = {n}\n", f"legal_count = {n + 1}\n")
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"tactical-export-{os.getpid()}.toml"
-    try:
-        path.write_text(text, encoding="utf-8")
-        result = run_scenario(load_scenario(path))
-    finally:
-        path.unlink()
+    path = tmp_path / "edited.toml"
+    path.write_text(text, encoding="utf-8")
+    result = run_scenario(load_scenario(path))
     assert not result.passed
     assert f"expected: {n + 1}" in result.failures[0] and f"actual:   {n}" in result.failures[0]
 
@@ -156,7 +157,8 @@ def exported(state: GameState) -> str:
     return "\n".join(toml_table("position", position_data(state)))
 
 
-BASE = POSITIONS[0][1]
+def base() -> GameState:
+    return sample_positions()[0][1]
 HEAD = '[scenario]\nversion = 2\n\n[[expect]]\nphase = "draft"\n\n'
 
 
@@ -171,7 +173,7 @@ HEAD = '[scenario]\nversion = 2\n\n[[expect]]\nphase = "draft"\n\n'
                       "players = 9\n", t, count=1), ["[position]", "3, 4 or 5 players"]),
 ])
 def test_a_malformed_position_names_the_file_and_the_field(tmp_path, change, fragments):
-    text = change(exported(BASE))
+    text = change(exported(base()))
     path = tmp_path / "bad.toml"
     path.write_text(HEAD + text, encoding="utf-8")
     with pytest.raises(ScenarioError) as err:
@@ -183,8 +185,8 @@ def test_a_malformed_position_names_the_file_and_the_field(tmp_path, change, fra
 
 
 def test_a_card_placed_twice_in_a_position(tmp_path):
-    seat0 = BASE.seats[0]
-    state = BASE.with_seat(1, hand=BASE.seats[1].hand + (seat0.hand[0],))
+    b = base()
+    state = b.with_seat(1, hand=b.seats[1].hand + (b.seats[0].hand[0],))
     path = tmp_path / "twice.toml"
     path.write_text(HEAD + exported(state), encoding="utf-8")
     with pytest.raises(ScenarioError, match=r"seats\[1\]\.hand: card .* is placed twice"):
@@ -193,7 +195,7 @@ def test_a_card_placed_twice_in_a_position(tmp_path):
 
 def test_position_and_seat_tables_do_not_mix(tmp_path):
     path = tmp_path / "mix.toml"
-    path.write_text(HEAD + "[[seat]]\nhp = 3\n\n" + exported(BASE), encoding="utf-8")
+    path.write_text(HEAD + "[[seat]]\nhp = 3\n\n" + exported(base()), encoding="utf-8")
     with pytest.raises(ScenarioError, match=r"\[\[seat\]\]: not with \[position\]"):
         load_scenario(path)
 
@@ -220,9 +222,9 @@ def test_write_into_a_missing_folder_says_so(tmp_path):
     assert "not written" in str(err.value) and "書き出せません" in err.value.text("ja")
 
 
-def test_names_from_outside_cannot_break_the_file():
+def test_names_from_outside_cannot_break_the_file(positions):
     """A file name with a newline, quotes or markup goes into TOML strings, escaped."""
-    state = POSITIONS[3][1]
+    state = positions[3][1]
     name = 'evil"\n[scenario]\nname = "x" [bold]red[/bold] \x1b[2J'
     raw = tomllib.loads(scenario_text(state, name=name, description=name))
     assert raw["scenario"]["name"] == name
@@ -234,11 +236,11 @@ def test_a_game_with_other_card_data_is_refused():
     from rules.cards import CardSet, load_cards
     cards = default_cards()
     same = load_cards()                                   # an equal set is fine
-    assert scenario_text(attrs.evolve(BASE, cards=same))
+    assert scenario_text(attrs.evolve(base(), cards=same))
     smaller = CardSet(families=cards.families, series=cards.series, races=cards.races,
                       guilds=cards.guilds, defense=cards.defense, attack=cards.attack[:-1])
     with pytest.raises(ExportError) as err:
-        scenario_text(attrs.evolve(BASE, cards=smaller))
+        scenario_text(attrs.evolve(base(), cards=smaller))
     assert err.value.key == "cards"
     assert "同梱" in err.value.text("ja")
 
