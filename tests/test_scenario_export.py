@@ -41,7 +41,7 @@ def kind_of(state: GameState) -> str:
 def random_games(count: int, first_seed: int = 0):
     """(seed, [state before each action, …, the final state]) of seeded random games."""
     for seed in range(first_seed, first_seed + count):
-        state, _ = new_game(Config(players=3 + seed % 3), None, seed)
+        state, _ = new_game(Config(players=3 + seed % 3, first_game=seed % 4 == 1), None, seed)
         rnd = random.Random(seed)
         states = [state]
         while True:
