@@ -72,10 +72,19 @@ def violations(cards: CardSet, race: Optional[str], equipped: tuple[str, ...],
     out: list[Violation] = []
     if race is None:
         out.append(Violation("no_race"))
-    by_name: dict[str, list[str]] = {}
+    # §5-4: 同じ名前の装備カードは、種類にかかわらず2枚以上同時に装備できません — by the
+    # printed name (Japanese or English), not the id: a defense and an attack card may share it.
+    groups: list[tuple[set, list[str]]] = []
     for c in equipped:
-        by_name.setdefault(cards.card(c).id, []).append(c)
-    for group in by_name.values():
+        card = cards.card(c)
+        names = {("ja", card.name.ja), ("en", card.name.en), ("id", card.id)}
+        group = next((g for g in groups if g[0] & names), None)
+        if group is None:
+            groups.append((names, [c]))
+        else:
+            group[0].update(names)
+            group[1].append(c)
+    for _, group in groups:
         if len(group) > 1:
             out.append(Violation("same_name", tuple(group)))
     parts: dict[str, list[str]] = {}

@@ -40,6 +40,14 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--jobs", type=int, default=1, help="parallel processes")
     rep = sub.add_parser("replay", help="step through a saved game, every seat visible")
     rep.add_argument("file", help="a save or replay file")
+    rep.add_argument("--step", type=int, default=None, metavar="N",
+                     help="the position after N actions (0 = the deal); with --export "
+                          "the default is the last")
+    rep.add_argument("--export", default=None, metavar="OUT.toml",
+                     help="write that position as a scenario file for 'tactical check' "
+                          "instead of opening the viewer")
+    rep.add_argument("--force", action="store_true", help="with --export: replace OUT.toml")
+    rep.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
     bal = sub.add_parser("balance", help="win rate by race, guild and card from AI games")
     bal.add_argument("--games", type=int, default=400)
     bal.add_argument("--players", type=int, choices=(3, 4, 5), default=4, dest="bal_players")
@@ -135,6 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             from .simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
+        if args.command == "replay":
+            lang = args.sub_lang or lang
+        if args.command == "replay" and args.export is not None:
+            from .replay import export_replay
+            return export_replay(args.file, args.step, args.export, lang, load_cards(args.cards),
+                                 force=args.force)
         if args.headless:
             return headless_game(args.players, seed, lang, args.first_game, args.cards)
         if not sys.stdout.isatty():
@@ -142,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if args.command == "replay":
             from .replay import run_replay
-            return run_replay(args.file, lang, load_cards(args.cards))
+            return run_replay(args.file, lang, load_cards(args.cards), args.step)
         seats = None
         if args.seats:
             seats = tuple(x.strip() for x in args.seats.split(",") if x.strip())

@@ -213,6 +213,7 @@ TUI: dict[str, dict[str, str]] = {
     "key.undo": {"ja": "戻す", "en": "Undo"},
     "key.prev": {"ja": "前へ", "en": "Back"},
     "key.next": {"ja": "次へ", "en": "Forward"},
+    "key.export": {"ja": "書き出し", "en": "Export"},
     "key.save_replay": {"ja": "リプレイ保存", "en": "Save replay"},
 }
 

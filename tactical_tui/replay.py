@@ -3,19 +3,24 @@ information visible, with the log."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
+from typing import Optional
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
+from rules import new_game
 from rules.cards import CardSet
+from rules.state import GameState
 
 from .i18n import t
 from .safe import as_text, lines_text, plain
 from .saves import SaveError, read, replay
+from .scenario import ExportError, export_message, export_position
 from .text import Describer, ui
 from .widgets import Guarded, localized
 
@@ -25,6 +30,7 @@ RT = {
     "picks": {"ja": "取得", "en": "picks"},
     "equip": {"ja": "装備", "en": "equipped"},
 }
+# the export key's messages live with the exporter (tactical_tui/scenario.py EXPORT_TEXT)
 
 
 def rt(key: str, lang: str, **kw) -> str:
@@ -35,13 +41,49 @@ class ReplayScreen(Guarded, Screen):
     KEYS = [("right", "step(1)", "key.next", True, True), ("left", "step(-1)", "key.prev", True, True),
             ("pagedown", "step(10)", "", False, True), ("pageup", "step(-10)", "", False, True),
             ("end", "step(100000)", "", False, True), ("home", "step(-100000)", "", False, True),
+            ("e", "export", "key.export", True),
             ("q", "app.quit", "key.quit", True), ("ctrl+c", "app.quit", "", False, True)]
 
-    def __init__(self, name: str, events0, steps, cards: CardSet, lang: str) -> None:
+    def __init__(self, name: str, events0, steps, cards: CardSet, lang: str,
+                 start: Optional[GameState] = None, export_dir: Optional[Path] = None) -> None:
         super().__init__()
         self.file, self.events0, self.steps = name, events0, steps
         self.cards, self.lang_ = cards, lang
+        self.start, self.export_dir = start, export_dir
         self.k = 0
+        self.last_export: Optional[Path] = None
+
+    def state_at(self, k: int) -> Optional[GameState]:
+        """The position after `k` actions (0: the start of the game)."""
+        return self.steps[k - 1][1] if k else self.start
+
+    def action_export(self) -> None:
+        """Write the position on screen as a scenario file (a new file, never replacing
+        one) in the export folder (default: the current folder), and say where."""
+        state = self.state_at(self.k)
+        if state is None:
+            return
+        folder = self.export_dir if self.export_dir is not None else Path.cwd()
+        stem = re.sub(r"[^A-Za-z0-9_-]+", "_", Path(self.file).stem)[:60] or "replay"
+        try:
+            for n in range(1, 1000):
+                target = folder / (f"{stem}-step{self.k}" + (f"-{n}" if n > 1 else "") + ".toml")
+                if target.exists() or target.is_symlink():
+                    continue
+                try:
+                    export_position(state, target, name=f"{self.file} step {self.k}",
+                                    description=f"exported from {self.file}, step {self.k} "
+                                                f"of {len(self.steps)}")
+                except ExportError as exc:
+                    if exc.key == "exists":
+                        continue
+                    raise
+                self.last_export = target
+                self.app.notify(plain(export_message("written", self.lang_, path=target)),
+                                markup=False)
+                return
+        except ExportError as exc:
+            self.app.notify(plain(exc.text(self.lang_)), severity="error", markup=False)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
@@ -60,7 +102,7 @@ class ReplayScreen(Guarded, Screen):
 
     def show(self) -> None:
         lang, cards = self.lang_, self.cards
-        state = self.steps[self.k - 1][1] if self.k else None
+        state = self.state_at(self.k)
         phase = state.phase if state is not None else "draft"
         self.query_one("#topbar", Static).update(as_text(rt(
             "title", lang, file=self.file, k=self.k, n=len(self.steps), phase=ui("phase." + phase, lang))))
@@ -102,13 +144,53 @@ class ReplayApp(App):
         self.push_screen(self._first)
 
 
-def run_replay(path: str, lang: str, cards: CardSet) -> int:
+def load_replay(path: str, lang: str, cards: CardSet):
+    """(events of the deal, steps, the start state) of a save file, or None after saying
+    why on stderr."""
     try:
         data = read(Path(path))
         events0, steps = replay(data, cards, path)
     except SaveError as exc:
         print(plain(t("save.bad", lang, problem=exc.text(lang, cards))), file=sys.stderr)
+        return None
+    start, _ = new_game(data.config, cards, data.seed)
+    return events0, steps, start
+
+
+def run_replay(path: str, lang: str, cards: CardSet, step: Optional[int] = None) -> int:
+    loaded = load_replay(path, lang, cards)
+    if loaded is None:
         return 2
-    screen_cls = localized(ReplayScreen, lang)
-    ReplayApp(screen_cls(Path(path).name, events0, steps, cards, lang)).run()
+    events0, steps, start = loaded
+    if step is not None and not 0 <= step <= len(steps):
+        print(plain(export_message("step", lang, n=len(steps), given=step)), file=sys.stderr)
+        return 2
+    screen = localized(ReplayScreen, lang)(Path(path).name, events0, steps, cards, lang,
+                                           start=start)
+    screen.k = step or 0
+    ReplayApp(screen).run()
+    return 0
+
+
+def export_replay(path: str, step: Optional[int], out: str, lang: str, cards: CardSet,
+                  force: bool = False) -> int:
+    """`tactical replay FILE --step N --export OUT.toml`: write the position after N
+    actions as a scenario file. Never replaces a file unless `force` (and then says so)."""
+    loaded = load_replay(path, lang, cards)
+    if loaded is None:
+        return 2
+    _, steps, start = loaded
+    step = len(steps) if step is None else step
+    if not 0 <= step <= len(steps):
+        print(plain(export_message("step", lang, n=len(steps), given=step)), file=sys.stderr)
+        return 2
+    state = steps[step - 1][1] if step else start
+    try:
+        replaced = export_position(state, out, name=f"{Path(path).name} step {step}",
+                                   description=f"exported from {Path(path).name}, step {step} "
+                                               f"of {len(steps)}", overwrite=force)
+    except ExportError as exc:
+        print(plain(exc.text(lang)), file=sys.stderr)
+        return 1
+    print(plain(export_message("overwritten" if replaced else "written", lang, path=out)))
     return 0

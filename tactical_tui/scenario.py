@@ -15,6 +15,13 @@ expectations. The format is described in ``docs/scenarios.md``; in short:
                          with reason_contains = "..." for an action that must be refused
     [[expect]]           state fields by path, an event with fields, or the legal actions
 
+Format v2 (``version = 2``; every v1 file stays valid) adds the draft, the 《競売》 /
+payment / 《鑑定》 steps and an attack or counter in progress as start positions, a whole
+``[position]`` (any GameState, as `export_position` writes it from a replay), comparisons
+(any_order, contains, length, not, at_least, at_most), expectations on the legal actions
+(``legal_set``, ``legal_count``, ``perft``), on the order of events (``event_order``) and on
+what a seat sees (``observe``), and dice that name their seat.
+
 Like XMage's strict mode, a scenario fails when an action cannot be applied, when a
 scripted die or chip is left unused, and when the engine needs a die roll or a chip draw
 the scenario did not script. A malformed file never gives a traceback: `ScenarioError`
@@ -40,17 +47,19 @@ from rules.battle import ROUND_LIMIT
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 from rules.cards import STATS, CardSet, Stats, default_cards, parse_cards
 from rules.engine import copies_of
-from rules.state import (BID_ROUNDS, Active, BattleState, Bid, BiddingState, ChanceScriptError,
+from rules.state import (BID_ROUNDS, Active, Attack, BattleState, Bid, BiddingState, ChanceScriptError,
                          GameState, Phase, Script, SeatState, Turn)
 
 from .safe import SafeStream
 from .text import Describer, refusal_text
 
-PHASES = ("bidding", "build", "battle")
+PHASES = ("draft", "bidding", "build", "battle")
 CHIPS = ("0", "1", "2", "crit", "miss")
 CARD_SECTIONS = ("family", "series", "race", "guild", "defense", "attack")
-SECTIONS = ("scenario", "seat", "bidding", "battle", "table", "chance", "action", "expect") \
-    + CARD_SECTIONS
+SECTIONS = ("scenario", "seat", "bidding", "battle", "table", "position", "chance", "action",
+            "expect") + CARD_SECTIONS
+FORMAT_VERSION = 2     # the newest scenario format this runner reads (docs/scenarios.md)
+POSITION_ONLY = ("seat", "bidding", "battle", "table")       # what [position] replaces
 ACTIONS: dict[str, type] = {cls.__name__: cls for cls in ACTION_TYPES}
 EVENTS: dict[str, type] = {name: cls for name, cls in vars(E).items()
                            if isinstance(cls, type) and issubclass(cls, E.Event)
@@ -80,8 +89,11 @@ class Step:
 class Expect:
     """One expectation, checked after action `at` (None = after the last action).
     `kind`: "state" (`paths`: path → value), "event" (`name`, `fields`, `times`), "legal"
-    (`name` of an action type, `fields`: the actions, `mode`) or "illegal" (`action` must be
-    refused, with `reason` in its reason and `code` as its code when given)."""
+    (`name` of an action type, `fields`: the actions, `mode`), "illegal" (`action` must be
+    refused, with `reason` in its reason and `code` as its code when given), and from
+    format v2 "legal_count" (`value`, `seat`), "legal_set" (`actions`, `seat`), "perft"
+    (`depth`, `until`, `value`), "event_order" (`sequence`, `then_none`) and "observe" (`seat`,
+    `paths` of `observe(state, seat)`)."""
 
     number: int
     place: str
@@ -95,6 +107,14 @@ class Expect:
     action: Any = None
     reason: str = ""
     code: str = ""
+    seat: Optional[int] = None          # legal_count / legal_set / observe: whose
+    value: Any = None                   # legal_count, perft: the expected number
+    actions: tuple = ()                 # legal_set: the exact set
+    depth: int = 0                      # perft
+    until: str = ""                     # perft: a line of play ends at this event
+    sequence: tuple = ()                # order: ((event name, fields), ...)
+    then_none: Any = None               # order: (event name, fields) that must not follow
+    script: Optional[Script] = None     # perft: the chance every line of play starts with
 
 
 @attrs.frozen
@@ -106,6 +126,7 @@ class Scenario:
     state: GameState = attrs.field(repr=False)
     steps: tuple[Step, ...] = ()
     expects: tuple[Expect, ...] = ()
+    dice_seats: tuple[Optional[int], ...] = ()     # [chance] dice: the seat each is for
 
 
 def _err(path: object, place: str, problem: str) -> ScenarioError:
@@ -206,15 +227,64 @@ def load_scenario(path: str | Path) -> Scenario:
         for k, entry in enumerate(raw.get(name, [])):
             if not isinstance(entry, dict):
                 raise _err(path, _places(text, name, len(raw[name]))[k], "must be a table")
-    for name in ("scenario", "bidding", "battle", "table", "chance"):
+    for name in ("scenario", "bidding", "battle", "table", "position", "chance"):
         if name in raw and not isinstance(raw[name], dict):
             raise _err(path, f"[{name}]", "must be a table")
     if "scenario" not in raw:
         raise _err(path, "", "the [scenario] table is missing")
 
+    setup = ("players", "phase", "seed", "start_seat", "first_game", "reveal_swap")
     head = _Reader(path, "[scenario]", raw["scenario"],
-                   ("name", "description", "rule", "players", "phase", "seed", "start_seat",
-                    "first_game", "reveal_swap"))
+                   ("version", "name", "description", "rule") + setup)
+    version = head.get("version", int, 1)
+    if not 1 <= version <= FORMAT_VERSION:
+        raise head.error(f"format version {version} is not one this TACTICAL reads (1 to "
+                         f"{FORMAT_VERSION})" + (": update TACTICAL" if version > 1 else ""),
+                         "version")
+    if "position" in raw:
+        state, dice_seats = _position_start(path, text, raw, head, setup)
+    else:
+        state, dice_seats = _v1_start(path, text, raw, head)
+    try:
+        pending(state)
+        legal_actions(state)
+    except Exception as exc:  # noqa: BLE001 - a position the rules cannot go on from
+        raise _err(path, "", f"the rules cannot go on from this position ({type(exc).__name__}"
+                             f"{': ' + str(exc) if str(exc) else ''}); check the bid, "
+                             "attack or step it describes") from None
+    players = state.players
+    for k, seat in enumerate(dice_seats):
+        if seat is not None and seat >= players:
+            raise _err(path, f"[chance] dice[{k}], seat",
+                       f"there is no seat {seat} (seats 0..{players - 1})")
+    steps = _steps(path, text, raw.get("action", []), players)
+    expects = _expects(path, text, raw.get("expect", []), len(steps), players)
+    if not expects and not any(s.illegal for s in steps):
+        raise _err(path, "", "no [[expect]] and no action expected to be illegal: "
+                             "a scenario must be able to fail")
+    return Scenario(path=path, name=head.get("name", str, Path(path).stem),
+                    description=head.get("description", str, ""),
+                    rule=head.get("rule", str, ""), state=state, steps=steps, expects=expects,
+                    dice_seats=dice_seats)
+
+
+def _position_start(path: str, text: str, raw: dict, head: _Reader,
+                    setup: tuple[str, ...]) -> tuple[GameState, tuple]:
+    """The start of a file with a whole `[position]` (format v2, e.g. an export)."""
+    for name in POSITION_ONLY:
+        if name in raw:
+            bracket = f"[[{name}]]" if name == "seat" else f"[{name}]"
+            raise _err(path, bracket, "not with [position]: the position already gives it")
+    for key in setup:
+        if head.has(key):
+            raise head.error("not with [position]: the position already gives it", key)
+    cards = _card_set(path, raw, text)
+    script, dice_seats = _script(path, raw)
+    return position_state(raw["position"], cards, script, path), dice_seats
+
+
+def _v1_start(path: str, text: str, raw: dict, head: _Reader) -> tuple[GameState, tuple]:
+    """The start of a file that describes its position table by table."""
     seats_raw = raw.get("seat", [])
     players = head.get("players", int, max(3, len(seats_raw)), 3, 5)
     if len(seats_raw) > players:
@@ -223,23 +293,51 @@ def load_scenario(path: str | Path) -> Scenario:
     if phase not in PHASES:
         raise head.error(f"must be one of {', '.join(PHASES)}" +
                          ("" if phase is None else f", not {phase!r}"), "phase")
-    if phase != "bidding" and "bidding" in raw:
-        raise _err(path, "[bidding]", f"only for phase = \"bidding\" (this is {phase!r})")
+    if phase not in ("draft", "bidding") and "bidding" in raw:
+        raise _err(path, "[bidding]", f"only for phase = \"bidding\" or \"draft\" (this is "
+                                      f"{phase!r})")
     if phase != "battle" and "battle" in raw:
         raise _err(path, "[battle]", f"only for phase = \"battle\" (this is {phase!r})")
     cards = _card_set(path, raw, text)
     config = Config(players=players, first_game=head.get("first_game", bool, False),
                     reveal_swap=head.get("reveal_swap", bool, False))
     builder = _Builder(path, text, raw, cards, config, phase, head)
-    state = builder.build()
-    steps = _steps(path, text, raw.get("action", []), players)
-    expects = _expects(path, text, raw.get("expect", []), len(steps), players)
-    if not expects and not any(s.illegal for s in steps):
-        raise _err(path, "", "no [[expect]] and no action expected to be illegal: "
-                             "a scenario must be able to fail")
-    return Scenario(path=path, name=head.get("name", str, Path(path).stem),
-                    description=head.get("description", str, ""),
-                    rule=head.get("rule", str, ""), state=state, steps=steps, expects=expects)
+    return builder.build()
+
+
+def _script(path: str, raw: dict) -> tuple[Script, tuple[Optional[int], ...]]:
+    """[chance]: the scripted dice and chips, and for each die the seat it is for
+    (None when the file does not say: `dice = [4, { seat = 1, value = 3 }]`)."""
+    chance = _Reader(path, "[chance]", raw.get("chance", {}), ("dice", "chips"))
+    dice_raw = chance.table.get("dice", [])
+    if not isinstance(dice_raw, list):
+        raise chance.error("must be a list of die results 1–6 (or { seat, value } tables)",
+                           "dice")
+    dice, seats = [], []
+    for k, d in enumerate(dice_raw):
+        seat = None
+        if isinstance(d, dict):
+            dr = _Reader(path, f"[chance] dice[{k}]", d, ("seat", "value"))
+            if not dr.has("seat") or not dr.has("value"):
+                raise dr.error("a die for a seat is { seat = N, value = 1–6 }")
+            seat = dr.get("seat", int, None, 0, 4)
+            d = dr.get("value", int, None, 1, 6)
+        elif type(d) is not int or not 1 <= d <= 6:
+            raise chance.error(f"{_show(d)} is not a die result 1–6 (or a "
+                               "{ seat, value } table)", "dice")
+        dice.append(d)
+        seats.append(seat)
+    chips_raw = chance.table.get("chips", [])
+    if not isinstance(chips_raw, list):
+        raise chance.error("must be a list of chips", "chips")
+    chips = []
+    for c in chips_raw:
+        c = str(c) if type(c) is int else c
+        if c not in CHIPS:
+            raise chance.error(f"{_show(c)} is not a chip (chips: 0, 1, 2, \"crit\", "
+                               "\"miss\")", "chips")
+        chips.append(c)
+    return Script(dice=tuple(dice), chips=tuple(chips)), tuple(seats)
 
 
 # ------------------------------------------------------------------------------- cards
@@ -281,21 +379,48 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
         return base
     ids = {name: {e.get("id") for e in entries if isinstance(e, dict)}
            for name, entries in inline.items()}
-    lines: list[str] = []
-    for name in CARD_SECTIONS:
-        entries = list(inline[name])
-        if name in ("family", "series"):   # let inline skills refer to shipped families
-            shipped = base.families if name == "family" else base.series
-            entries += [{"id": x.id, "name": {"ja": x.name.ja, "en": x.name.en}}
-                        for x in shipped if x.id not in ids[name]]
-        for entry in entries:
-            lines.append(f"[[{name}]]")
-            lines.extend(f"{json.dumps(str(k), ensure_ascii=False)} = {_toml(v)}"
-                         for k, v in entry.items())
-    try:
-        extra = parse_cards("\n".join(lines) + "\n", source=f"{path}: inline cards")
-    except CardDataError as exc:
-        raise ScenarioError(_with_line(str(exc), text)) from None
+
+    def parse(sections: tuple[str, ...]) -> CardSet:
+        lines: list[str] = []
+        for name in sections:
+            entries = list(inline[name])
+            if name in ("family", "series"):   # let inline skills refer to shipped families
+                shipped = base.families if name == "family" else base.series
+                entries += [{"id": x.id, "name": {"ja": x.name.ja, "en": x.name.en}}
+                            for x in shipped if x.id not in ids[name]]
+            for entry in entries:
+                lines.append(f"[[{name}]]")
+                lines.extend(f"{json.dumps(str(k), ensure_ascii=False)} = {_toml(v)}"
+                             for k, v in entry.items())
+        try:
+            return parse_cards("\n".join(lines) + "\n", source=f"{path}: inline cards")
+        except CardDataError as exc:
+            raise ScenarioError(_with_line(str(exc), text)) from None
+
+    # Attack cards are parsed apart from defense cards, so that an inline defense card and
+    # an inline attack card may share a name (format v2: the same-name rule of §5-4 holds
+    # "種類にかかわらず"); ids and skill ids must still be unique across both.
+    first = parse(tuple(n for n in CARD_SECTIONS if n != "attack"))
+    extra: Any = first
+    if inline["attack"]:
+        second = parse(("family", "series", "attack"))
+        from types import SimpleNamespace
+        extra = SimpleNamespace(**{a: getattr(first, a) for a in
+                                   ("families", "series", "races", "guilds", "defense")},
+                                attack=second.attack)
+        skill_of: dict[str, str] = {}
+        for c in first.defense + second.attack:
+            kind = "attack" if c.is_attack else "defense"
+            if any(c.id == x.id for x in (first.races + first.guilds + first.defense
+                                          if c.is_attack else ())):
+                raise _err(path, f"inline attack {c.id!r}", "the id is also an inline card's; "
+                                                            "use another id")
+            for sk in c.skills:
+                if sk.id in skill_of:
+                    raise _err(path, f"inline {kind} {c.id!r}",
+                               f"skill id {sk.id!r} is also a skill of {skill_of[sk.id]!r}; "
+                               "use another id")
+                skill_of[sk.id] = c.id
     groups = {"family": "families", "series": "series", "race": "races", "guild": "guilds",
               "defense": "defense", "attack": "attack"}
     merged = {}
@@ -329,11 +454,14 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
 
 # ---------------------------------------------------------------------------- position
 
-SEAT_KEYS = ("guild", "race_candidates", "race", "hand", "equipped", "materialized",
+SEAT_KEYS = ("guild", "race_candidates", "race", "hand", "picks", "draft_choice", "equipped",
+             "materialized",
              "confirmed", "revealed", "material", "hp", "mana", "vp", "unluck", "area",
              "entered", "knocked_out", "low", "auction_used", "active")
-BIDDING_KEYS = ("round", "leader", "turn", "current", "upcoming", "bids", "passed")
-BATTLE_KEYS = ("round", "turn", "order")
+BIDDING_KEYS = ("round", "leader", "turn", "current", "upcoming", "bids", "passed", "step",
+                "payments", "tied")
+BID_STEPS = ("bid", "auction", "payment", "appraisal")
+BATTLE_KEYS = ("round", "turn", "order", "attack", "counter_queue", "countered", "blocked")
 TABLE_KEYS = ("defense_deck", "attack_deck", "defense_discard", "attack_discard")
 
 
@@ -373,7 +501,7 @@ class _Builder:
         return tuple(self.card(r, key, c, where, attack) for c in r.strings(key, ()))
 
     # the state ---------------------------------------------------------------------
-    def build(self) -> GameState:
+    def build(self) -> tuple[GameState, tuple]:
         try:
             state, _ = new_game(self.config, self.cards,
                                 self.head.get("seed", int, 0, 0, 2 ** 62))
@@ -383,7 +511,7 @@ class _Builder:
         start = self.head.get("start_seat", int, None, 0, self.n - 1)
         if start is None:
             start = min(range(self.n), key=lambda i: self.cards.guild(seats[i].guild).number)
-        bidding = self.bidding(start) if self.phase == "bidding" else None
+        bidding = self.bidding(start) if self.phase in ("draft", "bidding") else None
         order: tuple[int, ...] = ()
         battle = None
         if self.phase == "battle":
@@ -394,18 +522,13 @@ class _Builder:
         for k, everything in (("defense_deck", defense_all), ("attack_deck", attack_all)):
             if not table.has(k):
                 piles[k] = tuple(c for c in everything if c not in self.placed)
-        chance = _Reader(self.path, "[chance]", self.raw.get("chance", {}), ("dice", "chips"))
-        dice = chance.ints("dice", 1, 6, ())
-        chips_raw = chance.table.get("chips", [])
-        if not isinstance(chips_raw, list):
-            raise chance.error("must be a list of chips", "chips")
-        chips = []
-        for c in chips_raw:
-            c = str(c) if type(c) is int else c
-            if c not in CHIPS:
-                raise chance.error(f"{_show(c)} is not a chip (chips: 0, 1, 2, \"crit\", "
-                                   "\"miss\")", "chips")
-            chips.append(c)
+        script, dice_seats = _script(self.path, self.raw)
+        if bidding is not None and not bidding.current:
+            # the draft: the first round's targets are the top of the attack deck (§5-2)
+            per_round, _ = BID_ROUNDS[self.n]
+            deck = piles["attack_deck"]
+            bidding = attrs.evolve(bidding, current=tuple(deck[:per_round]))
+            piles["attack_deck"] = tuple(deck[per_round:])
         if bidding is not None and bidding.upcoming is None:
             # default: the next round's targets are the top of the attack deck (none in the
             # last round), as §5-3 reveals them
@@ -414,10 +537,12 @@ class _Builder:
             deck = piles["attack_deck"]
             bidding = attrs.evolve(bidding, upcoming=tuple(deck[:count]))
             piles["attack_deck"] = tuple(deck[count:])
-        phase = {"bidding": Phase.BIDDING, "build": Phase.BUILD, "battle": Phase.BATTLE}[self.phase]
+
+        phase = {"draft": Phase.DRAFT, "bidding": Phase.BIDDING, "build": Phase.BUILD,
+                 "battle": Phase.BATTLE}[self.phase]
         return attrs.evolve(state, phase=phase, seats=tuple(seats), start_seat=start,
                             bidding=bidding, order=order, battle=battle,
-                            script=Script(dice=dice, chips=tuple(chips)), **piles)
+                            script=script, **piles), dice_seats
 
     def seats(self) -> list[SeatState]:
         raw = self.raw.get("seat", [])
@@ -472,6 +597,13 @@ class _Builder:
             race = cands[0]
         where = f"seat {i}"
         hand = self.cards_at(r, "hand", f"{where} hand")
+        picks = self.cards_at(r, "picks", f"{where} picks", attack=False)
+        draft_choice = r.get("draft_choice", str)
+        if (picks or draft_choice is not None) and self.phase != "draft":
+            raise r.error("only in phase = \"draft\" (after the draft the picks are the hand)",
+                          "picks" if picks else "draft_choice")
+        if draft_choice is not None and draft_choice not in hand:
+            raise r.error(f"{draft_choice!r} is not in this seat's hand", "draft_choice")
         equipped = self.cards_at(r, "equipped", f"{where} equipped")
         materialized = self.cards_at(r, "materialized", f"{where} materialized", attack=False)
         hp = r.get("hp", int, 6, 0, 6)
@@ -503,7 +635,8 @@ class _Builder:
                 raise ar.error("must be turn_end or next_turn_start", "until")
             active.append(Active(card, skill, until))
         return SeatState(
-            guild=guild, race_candidates=tuple(cands), hand=hand, race=race, equipped=equipped,
+            guild=guild, race_candidates=tuple(cands), hand=hand, picks=picks,
+            draft_choice=draft_choice, race=race, equipped=equipped,
             materialized=materialized, confirmed=r.get("confirmed", bool, battle),
             revealed=r.get("revealed", bool, battle),
             material=r.get("material", int, available_material(self.cards, guild, materialized), 0, 99),
@@ -513,15 +646,20 @@ class _Builder:
             active=tuple(active), auction_used=r.get("auction_used", bool, False))
 
     def bidding(self, start: int) -> BiddingState:
-        r = _Reader(self.path, "[bidding]", self.raw.get("bidding", {}), BIDDING_KEYS)
+        draft = self.phase == "draft"
+        r = _Reader(self.path, "[bidding]", self.raw.get("bidding", {}),
+                    ("current", "upcoming") if draft else BIDDING_KEYS)
         per_round, rounds = BID_ROUNDS[self.n]
+        step = r.get("step", str, "bid")
+        if step not in BID_STEPS:
+            raise r.error(f"must be one of {', '.join(BID_STEPS)}, not {step!r}", "step")
         rnd = r.get("round", int, 0, 0, rounds - 1)
         leader = r.get("leader", int, (start + rnd) % self.n, 0, self.n - 1)
         turn = r.get("turn", int, leader, 0, self.n - 1)
         current = self.cards_at(r, "current", "[bidding] current", attack=True)
         upcoming = (self.cards_at(r, "upcoming", "[bidding] upcoming", attack=True)
                     if r.has("upcoming") else None)
-        if not current:
+        if not current and not draft and step != "appraisal":
             raise r.error("list the targets of this bid round", "current")
         bids = []
         raw_bids = r.table.get("bids", [])
@@ -539,6 +677,9 @@ class _Builder:
             card = self.card(br, "card", br.get("card", str), f"[bidding] bids[{k}]", attack=False)
             value = br.get("value", int, self.cards.card(card).bid, 1, 6)
             bids.append(Bid(seat, target, card, value))
+        if step != "bid":
+            return self.bid_result(r, step, rnd, rounds, leader, turn, current, upcoming,
+                                   tuple(bids))
         passed = set(r.ints("passed", 0, self.n - 1, ()))
         for seat in range(self.n):
             count = sum(1 for b in bids if b.seat == seat)
@@ -553,6 +694,46 @@ class _Builder:
         return BiddingState(round=rnd, leader=leader, turn=turn, current=current,
                             upcoming=upcoming, bids=tuple(bids),
                             passed=tuple(i in passed for i in range(self.n)))
+
+    def bid_result(self, r: _Reader, step: str, rnd: int, rounds: int, leader: int, turn: int,
+                   current: tuple, upcoming: Optional[tuple], bids: tuple) -> BiddingState:
+        """§5-3 入札結果: every seat has passed and the bids are revealed; the position is
+        the 《競売》 step (bids as placed), the payment step (bids, `payments` chosen so
+        far) or the 《鑑定》 step of the last round (bids resolved: `current` is what is
+        left, `tied` the targets left unsold by a tie)."""
+        if r.has("passed"):
+            raise r.error(f"in step {step!r} every seat has passed", "passed")
+        if step in ("auction", "payment") and not bids:
+            raise r.error(f"step {step!r} resolves the bids: give them", "bids")
+        if step == "appraisal":
+            if bids:
+                raise r.error("in step 'appraisal' the bids are already resolved: leave "
+                              "them out", "bids")
+            if rnd != rounds - 1:
+                raise r.error(f"《鑑定》 comes after the last bid round ({rounds - 1}), not "
+                              f"round {rnd}", "round")
+        elif r.has("tied"):
+            raise r.error("only in step 'appraisal'", "tied")
+        if r.has("payments") and step != "payment":
+            raise r.error("only in step 'payment'", "payments")
+        payments = []
+        raw = r.table.get("payments", [])
+        if not isinstance(raw, list):
+            raise r.error("must be a list of { target, card } tables", "payments")
+        for k, entry in enumerate(raw):
+            pr = _Reader(self.path, f"[bidding] payments[{k}]", entry, ("target", "card"))
+            target, card = pr.get("target", str), pr.get("card", str)
+            if not any(b.target == target and b.card == card for b in bids):
+                raise pr.error(f"no bid of {card!r} on {target!r}")
+            payments.append((target, card))
+        tied = r.strings("tied", ())
+        for t in tied:
+            if t not in current:
+                raise r.error(f"{t!r} is not a current target", "tied")
+        return BiddingState(round=rnd, leader=leader, turn=turn, current=current,
+                            upcoming=upcoming if upcoming is not None else (), bids=bids,
+                            passed=(True,) * self.n, step=step, payments=tuple(payments),
+                            tied=tied)
 
     def battle(self, seats: list[SeatState]) -> tuple[tuple[int, ...], BattleState]:
         r = _Reader(self.path, "[battle]", self.raw.get("battle", {}), BATTLE_KEYS)
@@ -569,10 +750,62 @@ class _Builder:
         turn = Turn(seat, moves=tr.get("moves", int, 0, 0, 2),
                     attacked=tr.get("attacked", bool, False), rested=tr.get("rested", bool, False))
         s = seats[seat]
-        if s.knocked_out or s.area is None:
+        attack = self.attack(r, seats) if r.has("attack") else None
+        in_attack = attack is not None or bool(r.table.get("counter_queue"))
+        if (s.knocked_out or s.area is None) and not in_attack:
             raise tr.error(f"seat {seat} is not on the field; start at the end of the turn "
                            "before it (its entry or re-entry happens when its turn begins)")
-        return order, BattleState(round=rnd, turn=turn)
+        queue = r.ints("counter_queue", 0, self.n - 1, ())
+        countered = r.get("countered", int, None, 0, self.n - 1)
+        if queue and countered is None:
+            raise r.error("the counters wait against an attacker: give countered = seat",
+                          "countered")
+        if queue and (attack is None or attack.stage != "done") and \
+                (attack is None or not attack.counter):
+            raise r.error("counters come after the attack: give attack = { …, stage = "
+                          "\"done\" } (or a counter in progress)", "counter_queue")
+        return order, BattleState(round=rnd, turn=turn, attack=attack, counter_queue=queue,
+                                  countered=countered, blocked=r.get("blocked", bool, False))
+
+    def attack(self, r: _Reader, seats: list[SeatState]) -> Attack:
+        """[battle] attack = { … }: the attack or counter in progress — the fields of
+        rules.state.Attack (attacker, counter, card, range_skill, stage, skills, targets,
+        defense, bag, drawn, …), structured strictly."""
+        raw = r.table["attack"]
+        if not isinstance(raw, dict):
+            raise r.error("must be a table of the attack's fields (attacker, card, "
+                          "range_skill, stage, …)", "attack")
+        place = "[battle] attack"
+        try:
+            atk = _converter().structure(dict(raw), Attack)
+        except Exception as exc:  # noqa: BLE001 - the file's problem, with its field
+            where, problem = _cattrs_problem(exc)
+            raise _err(self.path, f"{place}.{where}" if where else place, problem) from None
+        if not 0 <= atk.attacker < self.n:
+            raise _err(self.path, place + ", attacker", f"there is no seat {atk.attacker}")
+        owner = seats[atk.attacker]
+        for k, (card, skill) in enumerate(((atk.card, atk.range_skill),) + atk.skills):
+            where = place + (", card" if k == 0 else f", skills[{k - 1}]")
+            if card not in owner.equipped:
+                raise _err(self.path, where, f"{card!r} is not equipped by seat {atk.attacker}")
+            if skill not in {x.id for x in self.cards.card(card).skills}:
+                raise _err(self.path, where, f"{skill!r} is not a skill of {card!r}")
+        for k, (seat, card, skill) in enumerate(atk.defense):
+            where = f"{place}, defense[{k}]"
+            if not 0 <= seat < self.n or card not in seats[seat].equipped:
+                raise _err(self.path, where, f"{card!r} is not equipped by seat {seat}")
+            if skill not in {x.id for x in self.cards.card(card).skills}:
+                raise _err(self.path, where, f"{skill!r} is not a skill of {card!r}")
+        for k, seat in enumerate(atk.targets + ((atk.defender,) if atk.defender is not None
+                                                 else ()) + atk.defenders_done):
+            if not 0 <= seat < self.n:
+                raise _err(self.path, place, f"there is no seat {seat} (seats 0..{self.n - 1})")
+        for key in ("bag", "drawn"):
+            bad = [c for c in getattr(atk, key) if c not in CHIPS]
+            if bad:
+                raise _err(self.path, f"{place}, {key}", f"{bad[0]!r} is not a chip (chips: "
+                                                         f"{', '.join(CHIPS)})")
+        return atk
 
 
 # ----------------------------------------------------------------------------- actions
@@ -639,7 +872,7 @@ def _flatten(table: dict, prefix: str = "") -> list[tuple[str, Any]]:
     out = []
     for k, v in table.items():
         key = f"{prefix}.{k}" if prefix else str(k)
-        if isinstance(v, dict):
+        if isinstance(v, dict) and not _is_op(v) and not any(x in OPS for x in v):
             out.extend(_flatten(v, key))
         else:
             out.append((key, v))
@@ -668,8 +901,11 @@ def show_path(tokens: tuple) -> str:
     return s
 
 
-def _check_path(tokens: tuple) -> Optional[str]:
-    """Why `tokens` is not a path of the state (None: it is)."""
+def _check_path(tokens: tuple, root: type = GameState) -> Optional[str]:
+    """Why `tokens` is not a path of the state (or of `root`, e.g. an Observation;
+    None: it is)."""
+    if root is not GameState:
+        return _walk_type(tokens, root)
     if tokens and tokens[0] == "pending":
         if len(tokens) == 1 or (len(tokens) == 2 and tokens[1] in ("kind", "seats", "optional")) \
                 or (len(tokens) == 3 and tokens[1] in ("seats", "optional")
@@ -688,13 +924,19 @@ def _check_path(tokens: tuple) -> Optional[str]:
         if tokens[2] == "violations" and (not rest or (len(rest) == 1 and isinstance(rest[0], int))):
             return None
         return None if not rest else f"{tokens[2]} is a number"
-    tp: Any = GameState
+    return _walk_type(tokens, GameState)
+
+
+def _walk_type(tokens: tuple, root: type) -> Optional[str]:
+    tp: Any = root
     for k, t in enumerate(tokens):
         tp = _unoptional(tp)
-        where = show_path(tokens[:k]) or "the state"
+        where = show_path(tokens[:k]) or ("the state" if root is GameState else
+                                          f"the {root.__name__.lower()}")
         if attrs.has(tp):
             names = [f.name for f in attrs.fields(tp) if f.name != "cards"]
-            extra = ["pending"] if tp is GameState else (list(DERIVED_SEAT) if tp is SeatState else [])
+            extra = [] if root is not GameState else (
+                ["pending"] if tp is GameState else (list(DERIVED_SEAT) if tp is SeatState else []))
             if not isinstance(t, str) or t not in names:
                 return f"{where} has no field {t!r} (fields: {', '.join(names + extra)})"
             tp = _field_types(tp)[t]
@@ -738,6 +980,8 @@ def _expects(path: str, text: str, raw: list, steps: int, players: int) -> tuple
             r = _Reader(path, place, body, ("illegal", "reason_contains", "code"))
             out.append(Expect(i + 1, place, "illegal", at, action=action,
                               reason=r.get("reason_contains", str, ""), code=r.get("code", str, "")))
+        elif any(k in body for k in V2_KINDS):
+            out.append(_expect_v2(path, place, i + 1, at, body, players))
         elif "event" in body:
             name = body.pop("event")
             if name not in EVENTS:
@@ -776,18 +1020,201 @@ def _expects(path: str, text: str, raw: list, steps: int, players: int) -> tuple
             if not body:
                 raise _err(path, place, "expects nothing: give state paths (seats[1].hp = 4), "
                                         "an event, legal or illegal")
-            paths = []
-            for key, value in _flatten(body):
-                try:
-                    tokens = _tokens(key)
-                except ValueError as exc:
-                    raise _err(path, place, str(exc)) from None
-                problem = _check_path(tokens)
-                if problem:
-                    raise _err(path, place + f", {key}", problem)
-                paths.append((key, tokens, value))
-            out.append(Expect(i + 1, place, "state", at, paths=tuple(paths)))
+            out.append(Expect(i + 1, place, "state", at, paths=_paths(path, place, body)))
     return tuple(out)
+
+
+def _paths(path: str, place: str, body: dict, root: type = GameState) -> tuple:
+    """(written path, tokens, expected value) for each path of an expectation."""
+    paths = []
+    for key, value in _flatten(body):
+        try:
+            tokens = _tokens(key)
+        except ValueError as exc:
+            raise _err(path, place, str(exc)) from None
+        problem = _check_path(tokens, root)
+        if problem is None:
+            problem = _value_problem(value)
+        if problem:
+            raise _err(path, place + f", {key}", problem)
+        paths.append((key, tokens, value))
+    return tuple(paths)
+
+
+# The v2 expectation kinds, by the key that names them, with the keys each may have.
+V2_KINDS: dict[str, tuple[str, ...]] = {
+    "legal_count": ("legal_count", "seat"),
+    "legal_set": ("legal_set", "seat"),
+    "perft": ("perft", "count", "until", "dice", "chips"),
+    "event_order": ("event_order", "then_none"),
+    "observe": ("observe",),            # + the observation's paths
+}
+PERFT_DEPTH = 8                          # a perft deeper than this is refused
+PERFT_NODES = 200_000                    # and one that visits more positions fails
+
+
+def _event_pattern(path: str, place: str, entry: Any) -> tuple[str, dict]:
+    """An `{ event = "Name", field = value, … }` table: the event class and the fields."""
+    if not isinstance(entry, dict) or "event" not in entry:
+        raise _err(path, place, "must be a table { event = \"Name\", field = value, … }")
+    body = dict(entry)
+    name = body.pop("event")
+    if name not in EVENTS:
+        raise _err(path, place + ", event", f"unknown event {_show(name)} "
+                                            f"(events: {', '.join(sorted(EVENTS))})")
+    fields = [f.name for f in attrs.fields(EVENTS[name])]
+    for k, v in body.items():
+        if k not in fields:
+            raise _err(path, place, f"event {name} has no field {k!r} (fields: "
+                                    f"{', '.join(fields) or 'none'})")
+        problem = _value_problem(v)
+        if problem:
+            raise _err(path, place + f", {k}", problem)
+    return name, body
+
+
+def _expect_v2(path: str, place: str, number: int, at: Optional[int], body: dict,
+               players: int) -> Expect:
+    kinds = [k for k in V2_KINDS if k in body]
+    if len(kinds) > 1:
+        raise _err(path, place, f"one kind of expectation per [[expect]]: {kinds[0]} or "
+                                f"{kinds[1]}, not both")
+    kind = kinds[0]
+    if kind == "observe":
+        r = _Reader(path, place, {"observe": body["observe"]}, ("observe",))
+        seat = r.get("observe", int, None, 0, players - 1)
+        rest = {k: v for k, v in body.items() if k != "observe"}
+        if not rest:
+            raise _err(path, place, "give paths of the observation, e.g. "
+                                    "\"seats[1].equipped\" = \"hidden\"")
+        from rules.observe import Observation
+        return Expect(number, place, "observe", at, seat=seat,
+                      paths=_paths(path, place, rest, Observation))
+    r = _Reader(path, place, body, V2_KINDS[kind])
+    if kind == "legal_count":
+        value = body["legal_count"]
+        problem = _count_problem(value)
+        if problem:
+            raise r.error(problem, "legal_count")
+        return Expect(number, place, kind, at, seat=r.get("seat", int, None, 0, players - 1),
+                      value=value)
+    if kind == "legal_set":
+        items = body["legal_set"]
+        if not isinstance(items, list):
+            raise r.error("must be a list of action tables ({ type = \"Move\", seat = 0, "
+                          "to = 2 }, …)", "legal_set")
+        actions = tuple(_action(path, f"{place}, legal_set[{k}]", x, players, ())[0]
+                        for k, x in enumerate(items))
+        return Expect(number, place, kind, at, seat=r.get("seat", int, None, 0, players - 1),
+                      actions=actions)
+    if kind == "perft":
+        depth = r.get("perft", int, None, 1, PERFT_DEPTH)
+        if not r.has("count"):
+            raise r.error("give the expected number of lines of play: count = N")
+        problem = _count_problem(body["count"])
+        if problem:
+            raise r.error(problem, "count")
+        until = r.get("until", str, "")
+        if until and until not in EVENTS:
+            raise r.error(f"unknown event {_show(until)} (events: {', '.join(sorted(EVENTS))})",
+                          "until")
+        script = None
+        if r.has("dice") or r.has("chips"):
+            script, seats = _script(path, {"chance": {k: body[k] for k in ("dice", "chips")
+                                                      if k in body}})
+            if any(x is not None for x in seats):
+                raise r.error("a perft's dice are plain results 1–6 (each line of play "
+                              "uses them on its own)", "dice")
+        return Expect(number, place, kind, at, depth=depth, until=until, value=body["count"],
+                      script=script)
+    seq = body["event_order"]
+    if not isinstance(seq, list) or not seq:
+        raise r.error("must be a list of event tables, first to last", "event_order")
+    sequence = tuple(_event_pattern(path, f"{place}, event_order[{k}]", x)
+                     for k, x in enumerate(seq))
+    then_none = (_event_pattern(path, f"{place}, then_none", body["then_none"])
+                 if "then_none" in body else None)
+    return Expect(number, place, kind, at, sequence=sequence, then_none=then_none)
+
+
+def _count_problem(value: Any) -> Optional[str]:
+    if type(value) is int and value >= 0:
+        return None
+    if _is_op(value):
+        return _value_problem(value)
+    return f"must be a whole number ≥ 0 or a comparison such as {{ at_least = 2 }}, " \
+           f"not {_show(value)}"
+
+
+# ------------------------------------------------------------------ comparisons (v2)
+
+OPS = ("any_order", "contains", "length", "not", "at_least", "at_most")
+
+
+def _is_op(value: Any) -> bool:
+    """A comparison table: every key is a comparison (`{ at_least = 2 }`)."""
+    return isinstance(value, dict) and bool(value) and all(k in OPS for k in value)
+
+
+def _value_problem(value: Any) -> Optional[str]:
+    """Why an expected value is malformed (None: it is fine). A table that mixes
+    comparisons with other keys is refused: it would silently match as a partial table."""
+    if isinstance(value, dict):
+        ops = [k for k in value if k in OPS]
+        if ops and len(ops) != len(value):
+            other = next(k for k in value if k not in OPS)
+            return (f"a comparison table has only comparisons ({', '.join(OPS)}), "
+                    f"not {other!r}")
+        for k, v in value.items():
+            if k in ("at_least", "at_most") and ops and (type(v) is not int):
+                return f"{k} needs a number, not {_show(v)}"
+            if k == "any_order" and ops and not isinstance(v, list):
+                return f"any_order needs a list, not {_show(v)}"
+            if k == "length" and ops and not (type(v) is int or _is_op(v)):
+                return f"length needs a number or a comparison, not {_show(v)}"
+            problem = _value_problem(v)
+            if problem:
+                return problem
+    if isinstance(value, list):
+        for v in value:
+            problem = _value_problem(v)
+            if problem:
+                return problem
+    return None
+
+
+def _same_items(expected: list, actual: list) -> bool:
+    """The same items in any order (each expected item matched to its own actual item)."""
+    if len(expected) != len(actual):
+        return False
+
+    def place(k: int, used: frozenset) -> bool:
+        if k == len(expected):
+            return True
+        return any(j not in used and matches(expected[k], a) and place(k + 1, used | {j})
+                   for j, a in enumerate(actual))
+    return place(0, frozenset())
+
+
+def _op_holds(op: str, want: Any, actual: Any) -> bool:
+    if op == "not":
+        return not matches(want, actual)
+    if op == "any_order":
+        return isinstance(actual, list) and _same_items(want, actual)
+    if op == "length":
+        return isinstance(actual, (list, str)) and matches(want, len(actual))
+    if op in ("at_least", "at_most"):
+        if type(actual) is not int:
+            return False
+        return actual >= want if op == "at_least" else actual <= want
+    # contains: an item of a list (a list of items: each of them), a piece of a string
+    if isinstance(actual, str):
+        return isinstance(want, str) and want in actual
+    if not isinstance(actual, list):
+        return False
+    wanted = want if isinstance(want, list) and not any(isinstance(a, list) for a in actual) \
+        else [want]
+    return all(any(matches(w, a) for a in actual) for w in wanted)
 
 
 # ================================================================================= running
@@ -812,6 +1239,8 @@ def matches(expected: Any, actual: Any) -> bool:
     give; "none" matches None; lists match item by item."""
     if expected == NONE and actual is None:
         return True
+    if _is_op(expected):
+        return all(_op_holds(op, want, actual) for op, want in expected.items())
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(k in actual and matches(v, actual[k])
                                                 for k, v in expected.items())
@@ -865,15 +1294,7 @@ def _resolve(state: GameState, tokens: tuple) -> Any:
             value = value[t] if isinstance(value, dict) else (
                 value[t] if t < len(value) else None)
         return value
-    value = state
-    for t in tokens:
-        if value is None:
-            return None
-        if isinstance(t, int):
-            value = value[t] if t < len(value) else None
-        else:
-            value = getattr(value, t)
-    return plain(value)
+    return _walk_value(state, tokens)
 
 
 def _action_text(action: Any) -> str:
@@ -982,6 +1403,13 @@ def run_scenario(sc: Scenario, explain: bool = False, lang: str = "en") -> Resul
         for e in events:
             if explain:
                 res.log.append("  " + describe.describe(e))
+        wrong = _dice_seat_problem(sc, state, new, events)
+        if wrong:
+            res.failures.append(f"{what}: {wrong}")
+            stopped = step.number
+            states.append(new)
+            step_events.append(list(events))
+            break
         rolled = sum(1 for e in events if isinstance(e, E.DieRolled))
         drawn = sum(1 for e in events if isinstance(e, E.ChipDrawn))
         dice_used = len(state.script.dice) - len(new.script.dice)
@@ -1061,6 +1489,10 @@ def run_scenario(sc: Scenario, explain: bool = False, lang: str = "en") -> Resul
                         f"expect #{ex.number} ({ex.place}), {when}: {_action_text(action)} is "
                         f"refused with another code\n    expected code: {ex.code!r}\n"
                         f"    actual code:   {code!r}")
+        elif ex.kind in V2_KINDS:
+            pool = [e for evs in (step_events[1:] if ex.at is None else [step_events[at]])
+                    for e in evs]
+            res.failures.extend(_check_v2(ex, st, when, pool, ex.at is None))
         else:
             actual = [plain(a) for a in legal_actions(st) if type(a).__name__ == ex.name]
             problem = _legal_problem(ex.mode, ex.fields, actual)
@@ -1071,6 +1503,178 @@ def run_scenario(sc: Scenario, explain: bool = False, lang: str = "en") -> Resul
                     f"    actual:   {_show([{k: v for k, v in a.items()} for a in actual])}"
                     f"\n    {problem}")
     return res
+
+
+def _dice_seat_problem(sc: Scenario, before: GameState, after: GameState,
+                       events: list) -> Optional[str]:
+    """A scripted die that names its seat but was rolled for another one. The script is
+    used first, so the action's first rolls are the scripted ones."""
+    first = len(sc.state.script.dice) - len(before.script.dice)
+    used = len(before.script.dice) - len(after.script.dice)
+    rolls = [e for e in events if isinstance(e, E.DieRolled)][:used]
+    for k, e in enumerate(rolls):
+        index = first + k
+        want = sc.dice_seats[index] if index < len(sc.dice_seats) else None
+        if want is not None and e.seat != want:
+            return (f"scripted die #{index + 1} ({e.value}) is for seat {want}, but the "
+                    f"engine rolled it for seat {e.seat} ({e.reason})")
+    return None
+
+
+def _check_v2(ex: Expect, st: GameState, when: str, pool: list, everywhere: bool
+              ) -> list[str]:
+    """The failures of one format-v2 expectation at state `st` (`pool`: the events it
+    may look at)."""
+    head = f"expect #{ex.number} ({ex.place}), {when}"
+    out: list[str] = []
+    if ex.kind == "legal_count":
+        legal = legal_actions(st, ex.seat)
+        if not matches(ex.value, len(legal)):
+            whose = "" if ex.seat is None else f" of seat {ex.seat}"
+            out.append(f"{head}: the number of legal actions{whose}\n"
+                       f"    expected: {_show(ex.value)}\n    actual:   {len(legal)}"
+                       + _listing(legal))
+    elif ex.kind == "legal_set":
+        legal = legal_actions(st, ex.seat)
+        missing = [a for a in ex.actions if a not in legal]
+        extra = [a for a in legal if a not in ex.actions]
+        if missing or extra:
+            whose = "" if ex.seat is None else f" of seat {ex.seat}"
+            lines = [f"{head}: the legal actions{whose} (the exact set, any order)"]
+            if missing:
+                lines.append("    expected but not legal: " +
+                             "; ".join(_action_text(a) for a in missing))
+            if extra:
+                lines.append("    legal but not expected: " +
+                             "; ".join(_action_text(a) for a in extra))
+            lines.append("    actual: " + ("; ".join(_action_text(a) for a in legal)
+                                           or "nothing is legal"))
+            out.append("\n".join(lines))
+    elif ex.kind == "perft":
+        try:
+            start = st if ex.script is None else attrs.evolve(st, script=ex.script)
+            count = perft(start, ex.depth, ex.until)
+        except PerftTooBig:
+            out.append(f"{head}: perft {ex.depth} visits more than {PERFT_NODES} positions; "
+                       "give a smaller depth or an `until` event")
+            return out
+        except ChanceScriptError as exc:
+            out.append(f"{head}: perft {ex.depth}: the scripted chance cannot happen: {exc}")
+            return out
+        if not matches(ex.value, count):
+            until = f" until {ex.until}" if ex.until else ""
+            out.append(f"{head}: perft {ex.depth}{until} (lines of play)\n"
+                       f"    expected: {_show(ex.value)}\n    actual:   {count}")
+    elif ex.kind == "event_order":
+        problem = _order_problem(ex, pool)
+        if problem:
+            scope = "in all actions" if everywhere else f"in action #{ex.at}"
+            shown = [f"{type(e).__name__} {_show(plain(e))}" for e in pool]
+            out.append(f"{head}: the order of events {scope}\n    {problem}\n"
+                       "    actual events:" + ("".join("\n      " + x for x in shown[:80])
+                                               or " none")
+                       + ("\n      …" if len(shown) > 80 else ""))
+    else:   # observe
+        from rules.observe import observe
+        obs = observe(st, ex.seat)
+        for key, tokens, value in ex.paths:
+            actual = _walk_value(obs, tokens)
+            ok = _hidden(actual) if value == HIDDEN else matches(value, actual)
+            if not ok:
+                out.append(f"{head}: what seat {ex.seat} sees at {show_path(tokens)}\n"
+                           f"    expected: {_show(value)}\n    actual:   {_show(actual)}")
+    return out
+
+
+HIDDEN = "hidden"     # observe expectations: the seat sees nothing there
+
+
+def _hidden(value: Any) -> bool:
+    """Nothing to see: none, or an empty list."""
+    return value is None or value == []
+
+
+def _walk_value(value: Any, tokens: tuple) -> Any:
+    """The plain value at `tokens` of a state or an observation (None through a None)."""
+    for t in tokens:
+        if value is None:
+            return None
+        if isinstance(t, int):
+            value = value[t] if t < len(value) else None
+        else:
+            value = getattr(value, t)
+    return plain(value)
+
+
+def _listing(legal: list) -> str:
+    if not legal:
+        return ""
+    shown = "; ".join(_action_text(a) for a in legal[:12]) + (" …" if len(legal) > 12 else "")
+    return f"\n    legal now: {shown}"
+
+
+def _order_problem(ex: Expect, pool: list) -> Optional[str]:
+    """Why the events do not show `ex.sequence` in order (then none of `ex.then_none`)."""
+    def hit(pattern: tuple[str, dict], e: Any) -> bool:
+        return type(e).__name__ == pattern[0] and matches(pattern[1], plain(e))
+
+    def name(pattern: tuple[str, dict]) -> str:
+        return f"{pattern[0]} {_show(pattern[1])}" if pattern[1] else pattern[0]
+
+    k = 0
+    last = -1
+    for i, e in enumerate(pool):
+        if k < len(ex.sequence) and hit(ex.sequence[k], e):
+            k += 1
+            last = i
+    if k < len(ex.sequence):
+        got = " → ".join(name(p) for p in ex.sequence[:k]) or "nothing"
+        return (f"expected in this order: {' → '.join(name(p) for p in ex.sequence)}\n"
+                f"    found in order only: {got}; missing from there: {name(ex.sequence[k])}")
+    if ex.then_none is not None:
+        after = [e for e in pool[last + 1:] if hit(ex.then_none, e)]
+        if after:
+            return (f"expected no {name(ex.then_none)} after {name(ex.sequence[-1])}, "
+                    f"but there is: {type(after[0]).__name__} {_show(plain(after[0]))}")
+    return None
+
+
+class PerftTooBig(Exception):
+    pass
+
+
+def perft(state: GameState, depth: int, until: str = "", limit: Optional[int] = None) -> int:
+    """The number of lines of play of `depth` actions from `state` (perft): every legal
+    action is taken in turn. A line also ends when the game is over, when no action is
+    legal, or after an action that produced an `until` event (e.g. "TurnEnded": whole
+    turn sequences). Each line uses the scripted chance `state` carries, on its own;
+    where a line needs more, the state's seeded generator decides (so the count is
+    always the same). Raises PerftTooBig past `limit` positions; ChanceScriptError when
+    a scripted chip is not in the bag."""
+    visited = 0
+    limit = PERFT_NODES if limit is None else limit
+
+    def count(st: GameState, d: int) -> int:
+        nonlocal visited
+        visited += 1
+        if visited > limit:
+            raise PerftTooBig()
+        if d == 0:
+            return 1
+        legal = legal_actions(st)
+        if not legal:
+            return 1
+        total = 0
+        for a in legal:
+            nxt, events = apply(st, a)
+            if until and any(type(e).__name__ == until for e in events):
+                visited += 1
+                total += 1
+            else:
+                total += count(nxt, d - 1)
+        return total
+
+    return count(state, depth)
 
 
 def _legal_problem(mode: str, wanted: list[dict], actual: list[dict]) -> Optional[str]:
@@ -1085,6 +1689,339 @@ def _legal_problem(mode: str, wanted: list[dict], actual: list[dict]) -> Optiona
         if extra:
             return f"not expected: {_show(extra)}"
     return None
+
+
+# ========================================================== full positions (format v2)
+#
+# A `[position]` table is the whole GameState as data: the attrs classes of rules/state.py
+# unstructured by cattrs (fields equal to their default left out), and structured back
+# strictly (exact types, no unknown keys). Nothing here lists the state's fields, so a
+# field or class added to the state flows through unchanged. The card set is the shipped
+# one with the file's inline cards; the scripted chance comes from [chance].
+
+POSITION_SKIP = ("cards", "script")
+_RNG_TEXT = re.compile(r"0x[0-9a-f]{1,16}")
+
+
+_CONVERTER: list = []
+
+
+def _converter() -> Any:
+    """One strict converter, made on first use (cattrs generates and caches its code)."""
+    if _CONVERTER:
+        return _CONVERTER[0]
+    import cattrs
+    conv = cattrs.Converter(forbid_extra_keys=True, omit_if_default=True)
+
+    def strict(kind: type) -> Any:
+        def hook(value: Any, _tp: Any) -> Any:
+            if type(value) is not kind:
+                raise ValueError(f"must be {_kind_name(kind)}, not {_show(value)}")
+            return value
+        return hook
+
+    for kind in (int, str, bool):
+        conv.register_structure_hook(kind, strict(kind))
+    conv.register_unstructure_hook(CardSet, lambda _c: None)
+    conv.register_structure_hook(CardSet, lambda _v, _tp: None)   # set after structuring
+    _CONVERTER.append(conv)
+    return conv
+
+
+def position_data(state: GameState) -> dict:
+    """The whole position as plain data for `[position]` (no card set, no script; the
+    RNG state as a hex string, since TOML integers stop at 2**63 - 1)."""
+    data = _converter().unstructure(state)
+    for key in POSITION_SKIP:
+        data.pop(key, None)
+    data["rng"] = f"{state.rng:#x}"
+    return data
+
+
+def _cattrs_problem(exc: BaseException) -> tuple[str, str]:
+    """(path, problem) of the first thing cattrs rejected."""
+    import cattrs
+    if isinstance(exc, cattrs.BaseValidationError):
+        def fmt(e: BaseException, _tp: Any) -> str:
+            if isinstance(e, KeyError):
+                return "missing field"
+            if isinstance(e, cattrs.ForbiddenExtraKeysError):
+                return f"unknown field(s) {', '.join(sorted(map(repr, e.extra_fields)))}"
+            return str(e) or type(e).__name__
+        lines = cattrs.transform_error(exc, path="", format_exception=fmt)
+        if lines:
+            problem, _, where = lines[0].rpartition(" @ ")
+            return (where.lstrip("."), problem) if problem else ("", lines[0])
+    return "", str(exc) or type(exc).__name__
+
+
+def position_state(data: Any, cards: CardSet, script: Script = Script(),
+                   path: str = "", place: str = "[position]") -> GameState:
+    """A GameState from `[position]` data; ScenarioError (naming `path`, `place` and the
+    field) for anything that is not a position of this card set."""
+    if not isinstance(data, dict):
+        raise _err(path, place, "must be a table")
+    data = dict(data)
+    for key in POSITION_SKIP:
+        if key in data:
+            raise _err(path, f"{place}, {key}", "is not part of a position (cards come from "
+                                                "the shipped set and the inline cards, "
+                                                "chance from [chance])")
+    rng = data.get("rng")
+    if rng is None:
+        raise _err(path, f"{place}, rng", "missing field (the RNG state, e.g. \"0x1f\")")
+    if type(rng) is not str or not _RNG_TEXT.fullmatch(rng):
+        raise _err(path, f"{place}, rng", f"must be a hex string like \"0x1f\" (up to 64 "
+                                          f"bits), not {_show(rng)}")
+    data["rng"] = int(rng, 16)
+    data["cards"] = None
+    try:
+        state = _converter().structure(data, GameState)
+    except Exception as exc:  # noqa: BLE001 - every structuring problem is the file's
+        where, problem = _cattrs_problem(exc)
+        raise _err(path, f"{place}, {where}" if where else place, problem) from None
+    state = attrs.evolve(state, cards=cards, script=script)
+    problem = _position_problem(state)
+    if problem:
+        raise _err(path, f"{place}, {problem[0]}", problem[1])
+    return state
+
+
+def _position_problem(state: GameState) -> Optional[tuple[str, str]]:
+    """(field, problem) for a position the rules cannot play from: unknown ids, a
+    physical card in two places, a seat number out of range. The rest of the engine's
+    invariants are the author's business, as in a v1 position."""
+    from rules.state import Phase as P
+    phases = [v for k, v in vars(P).items() if k.isupper()]
+    if state.phase not in phases:
+        return "phase", f"must be one of {', '.join(phases)}, not {_show(state.phase)}"
+    if len(state.seats) != state.config.players:
+        return "seats", f"{len(state.seats)} seats for config.players = {state.config.players}"
+    n = state.players
+    seat_refs = [("start_seat", state.start_seat), ("reveal_seat", state.reveal_seat)]
+    seat_refs += [(f"order[{k}]", s) for k, s in enumerate(state.order)]
+    seat_refs += [(f"winners[{k}]", s) for k, s in enumerate(state.winners)]
+    if state.bidding is not None:
+        b = state.bidding
+        seat_refs += [("bidding.leader", b.leader), ("bidding.turn", b.turn)]
+        seat_refs += [(f"bidding.bids[{k}].seat", x.seat) for k, x in enumerate(b.bids)]
+        if len(b.passed) != n:
+            return "bidding.passed", f"needs one entry per seat ({n})"
+    if state.battle is not None:
+        seat_refs.append(("battle.turn.seat", state.battle.turn.seat))
+        if state.battle.attack is not None:
+            seat_refs.append(("battle.attack.attacker", state.battle.attack.attacker))
+    for where, s in seat_refs:
+        if s is not None and not 0 <= s < n:
+            return where, f"there is no seat {s} (seats 0..{n - 1})"
+    placed: dict[str, str] = {}
+
+    def place(where: str, cid: str) -> Optional[tuple[str, str]]:
+        try:
+            state.cards.card(cid)
+        except KeyError:
+            return where, f"no card {cid!r} in the shipped or inline cards"
+        if cid in placed:
+            return where, f"card {cid!r} is placed twice (also in {placed[cid]})"
+        placed[cid] = where
+        return None
+
+    piles = [(k, getattr(state, k)) for k in ("defense_deck", "attack_deck", "defense_discard",
+                                               "attack_discard")]
+    for i, s in enumerate(state.seats):
+        try:
+            state.cards.guild(s.guild)
+        except KeyError:
+            return f"seats[{i}].guild", f"no guild {s.guild!r}"
+        for r in s.race_candidates + ((s.race,) if s.race else ()):
+            try:
+                state.cards.race(r)
+            except KeyError:
+                return f"seats[{i}].race", f"no race {r!r}"
+        piles += [(f"seats[{i}].{k}", getattr(s, k)) for k in ("hand", "picks", "equipped",
+                                                            "materialized")]
+    if state.bidding is not None:
+        piles += [("bidding.current", state.bidding.current),
+                  ("bidding.upcoming", state.bidding.upcoming),
+                  ("bidding.bids", tuple(x.card for x in state.bidding.bids))]
+    for where, cids in piles:
+        for cid in cids:
+            problem = place(where, cid)
+            if problem:
+                return problem
+    return None
+
+
+# ------------------------------------------------------------------ writing TOML
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+
+
+def _toml_value(value: Any) -> str:
+    """One TOML value in inline form. Strings are JSON-escaped (valid TOML basic
+    strings: no raw newline or control character can reach the file)."""
+    if value is None:
+        raise ValueError("TOML has no null")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError(f"{value} does not fit a TOML integer")
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=True)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(str(k))} = {_toml_value(v)}"
+                                for k, v in value.items()) + " }"
+    raise ValueError(f"cannot write {type(value).__name__} as TOML")
+
+
+def _is_table(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _is_table_array(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+
+
+def toml_table(name: str, table: dict, array: bool = False) -> list[str]:
+    """`table` as TOML lines under the header `[name]` (`[[name]]` for an item of an array
+    of tables): plain values first, then sub-tables and arrays of tables."""
+    lines = [f"[[{name}]]" if array else f"[{name}]"]
+    for k, v in table.items():
+        if not (_is_table(v) or _is_table_array(v)):
+            lines.append(f"{_toml_key(str(k))} = {_toml_value(v)}")
+    for k, v in table.items():
+        sub = f"{name}.{_toml_key(str(k))}"
+        if _is_table(v):
+            lines += [""] + toml_table(sub, v)
+        elif _is_table_array(v):
+            for item in v:
+                lines += [""] + toml_table(sub, item, array=True)
+    return lines
+
+
+# ------------------------------------------------------------------- exporting a position
+
+EXPORT_TEXT: dict[str, dict[str, str]] = {
+    "written": {"ja": "局面をシナリオとして書き出しました: {path}",
+                "en": "wrote the position as a scenario: {path}"},
+    "overwritten": {"ja": "局面をシナリオとして書き出しました（既存のファイルを上書き）: {path}",
+                    "en": "wrote the position as a scenario (replaced the existing file): {path}"},
+    "exists": {"ja": "書き出せません: {path} はすでにあります（上書きするなら --force）",
+               "en": "not written: {path} already exists (add --force to replace it)"},
+    "failed": {"ja": "書き出せません: {path}: {detail}", "en": "not written: {path}: {detail}"},
+    "cards": {"ja": "書き出せません: 同梱のカードデータ以外のゲームの局面は書き出せません",
+              "en": "not written: only positions of games with the shipped card data can be "
+                    "exported"},
+    "step": {"ja": "--step は 0 から {n} まで（{given} は範囲外）",
+             "en": "--step must be from 0 to {n} (not {given})"},
+}
+
+
+def export_message(key: str, lang: str, **kw: Any) -> str:
+    table = EXPORT_TEXT[key]
+    return table[lang if lang in table else "en"].format(**kw)
+
+
+class ExportError(Exception):
+    """A position that could not be written; `key` and `params` make the message."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        self.key, self.params = key, params
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str) -> str:
+        params = dict(self.params)
+        if isinstance(params.get("detail"), OSError):
+            from .text import os_error_text
+            params["detail"] = os_error_text(params["detail"], lang)
+        return export_message(self.key, lang, **params)
+
+
+def scenario_text(state: GameState, name: str = "exported position",
+                  description: str = "") -> str:
+    """A scenario file (format v2) whose start is exactly `state`: the whole position in
+    `[position]`, and expectations at the start — the pending decision and the number of
+    legal actions — as a starting point to edit. The legal actions are listed in comments,
+    ready to become `[[action]]` tables."""
+    if state.cards is not default_cards() and state.cards != default_cards():
+        raise ExportError("cards")
+    d = pending(state)
+    legal = legal_actions(state)
+    head = {"version": 2, "name": name, "description": description, "rule": ""}
+    lines = ["# A position exported by TACTICAL (docs/scenarios.md, \"Exported positions\").",
+             "# Run it: tactical check THIS_FILE --explain",
+             ""]
+    lines += toml_table("scenario", head)
+    lines += ["", "# The whole position: every seat, the decks in order, the discard piles, the",
+              "# bid or battle state and the random generator. Edit with care.", ""]
+    lines += toml_table("position", position_data(state))
+    lines += ["", "# Add [[action]] tables here to play on from the position, and [chance] to",
+              "# script the dice and chips they need. The legal actions now:"]
+    for a in legal[:60]:
+        lines.append("#   " + _toml_value({"type": type(a).__name__, **plain(a)}))
+    if len(legal) > 60:
+        lines.append(f"#   … and {len(legal) - 60} more")
+    lines += ["", "[[expect]]", "at = 0", f"\"pending.kind\" = {_toml_value(d.kind)}",
+              f"\"pending.seats\" = {_toml_value(list(d.seats))}",
+              "", "[[expect]]", "at = 0", f"legal_count = {len(legal)}", ""]
+    return "\n".join(lines)
+
+
+def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool:
+    """Write `text` to `path` atomically (a temporary file in the same folder, flushed
+    and synced, then moved into place). An existing file is never replaced unless
+    `overwrite`; returns True when one was replaced. ExportError for any problem."""
+    import os
+    import tempfile
+    target = Path(path)
+    existed = target.exists() or target.is_symlink()
+    if existed and not overwrite:
+        raise ExportError("exists", path=str(target))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".toml", dir=target.parent or ".")
+    except OSError as exc:
+        raise ExportError("failed", path=str(target), detail=exc) from None
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)        # a normal file, not mkstemp's private 0600
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)        # fails if the file appeared meanwhile
+            except FileExistsError:
+                raise ExportError("exists", path=str(target)) from None
+            except OSError:                 # no hard links here: check, then move
+                if target.exists():
+                    raise ExportError("exists", path=str(target)) from None
+                os.replace(tmp, target)
+    except OSError as exc:
+        raise ExportError("failed", path=str(target), detail=exc) from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return existed
+
+
+def export_position(state: GameState, path: str | Path, name: str = "exported position",
+                    description: str = "", overwrite: bool = False) -> bool:
+    """Write `state` as a scenario file (see `scenario_text`, `write_new_file`)."""
+    return write_new_file(path, scenario_text(state, name, description), overwrite)
 
 
 # =========================================================================== the command

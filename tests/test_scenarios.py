@@ -90,6 +90,20 @@ def _mutations(sc):
         elif ex.kind == "event":
             wrong = 7 if ex.times != 7 else 8
             yield i, attrs.evolve(ex, times=wrong), f"{wrong} time(s)"
+        elif ex.kind == "observe":
+            for j, (key, tokens, value) in enumerate(ex.paths):
+                paths = list(ex.paths)
+                paths[j] = (key, tokens, "__wrong__")
+                yield i, attrs.evolve(ex, paths=tuple(paths)), '"__wrong__"'
+        elif ex.kind in ("legal_count", "perft"):
+            yield i, attrs.evolve(ex, value=999_999), "expected: 999999"
+        elif ex.kind == "legal_set":
+            from rules.actions import Rest
+            yield i, attrs.evolve(ex, actions=ex.actions + (Rest(seat=2),)), \
+                "expected but not legal: Rest(seat=2)"
+        elif ex.kind == "event_order":
+            yield i, attrs.evolve(ex, sequence=ex.sequence + (("KnockedOut", {"seat": 4}),)), \
+                "missing from there: KnockedOut {seat = 4}"
         elif ex.kind == "illegal":
             yield i, attrs.evolve(ex, reason="zzz no such reason"), "zzz no such reason"
         elif ex.mode == "excludes":
@@ -283,7 +297,7 @@ MALFORMED = {
                         ["event DamageDealt has no field 'damage'"]),
     "bad-at": (BATTLE + '[[expect]]\nat = 3\nphase = "over"\n', ["at: must be an action number"]),
     "no-expectations": (BATTLE, ["a scenario must be able to fail"]),
-    "bad-phase": ('[scenario]\nphase = "draft"\n' + EXPECT, ["phase: must be one of"]),
+    "bad-phase": ('[scenario]\nphase = "reveal"\n' + EXPECT, ["phase: must be one of"]),
     "bad-players": ('[scenario]\nphase = "build"\nplayers = 7\n' + EXPECT,
                     ["players: must be between 3 and 5"]),
     "no-area": (BATTLE.replace("area = 4", "hp = 6") + EXPECT, ["needs an area"]),
