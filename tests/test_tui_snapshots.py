@@ -41,7 +41,11 @@ def reach(screen_type, lang):
                 scr = app.screen
                 if isinstance(scr, screen_type) and (
                         screen_type is GameOverScreen or
-                        (not app.busy and app.table.human_to_act() == 0)):
+                        (not app.busy and app.table.human_to_act() == 0
+                         # in the draft and the build the AI seats choose first: wait
+                         # until all of them have, or the log strip depends on timing
+                         and (app.table.ai_to_act() is None
+                              or app.table.state.phase not in ("draft", "build")))):
                     return await stable_text(app, pilot)
                 if dialog_open(app):
                     await settle(app, pilot, "enter")
