@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                     quick=args.quick, seed=args.seed, resume=args.resume, seats=seats).run()
         return 0
     except CardDataError as exc:
-        print(f"{ui('err.cards', lang)}: {exc}", file=sys.stderr)
+        from .text import card_error_text
+        print(f"{ui('err.cards', lang)}: {card_error_text(exc, lang)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(ui("interrupted", lang), file=sys.stderr)

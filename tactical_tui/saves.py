@@ -19,9 +19,12 @@ from attrs import frozen
 
 from rules import ACTION_TYPES, Config, IllegalAction
 from rules.cards import CardSet
+from rules.files import DIGIT_LIMIT, FileProblem, is_digit_limit_error, read_bounded
 
 FORMAT = 1
-MAX_BYTES = 8 * 1024 * 1024        # a save is a few dozen KB; anything huge is not a save
+# The largest save or replay file read: a save is a few dozen KB; anything larger is not a
+# save and is refused before it is read (README "Files and limits").
+MAX_BYTES = 8 * 1024 * 1024
 _ACTIONS = {t.__name__: t for t in ACTION_TYPES}
 _conv = cattrs.Converter(forbid_extra_keys=True)
 
@@ -44,6 +47,13 @@ class SaveError(Exception):
         if self.code == "bad_action" and lang != "en":
             from .text import refusal_params
             params.update(refusal_params(cards, {"action": params["action"]}, lang))
+        if "kind" in params:
+            from .text import file_kind_text
+            params["kind"] = file_kind_text(params["kind"], lang)  # type: ignore[arg-type]
+        if "size" in params:
+            from .text import cap_text, size_text
+            params["size"] = size_text(params["size"], lang)  # type: ignore[arg-type]
+            params["cap"] = cap_text(params["cap"])  # type: ignore[arg-type]
         if "os_error" in params:
             from .text import os_error_text
             params["detail"] = os_error_text(params["os_error"], lang)  # type: ignore[arg-type]
@@ -77,8 +87,12 @@ SAVE_PROBLEMS: dict[str, dict[str, str]] = {
     "missing": {"en": "damaged save file (missing {key!r})",
                 "ja": "壊れた保存ファイルです（{key}がありません）"},
     "damaged": {"en": "damaged save file ({detail})", "ja": "壊れた保存ファイルです（{detail}）"},
-    "too_large": {"en": "not a save file (too large: {size} bytes)",
-                  "ja": "保存ファイルではありません（大きすぎます: {size}バイト）"},
+    "too_large": {"en": "not a save file (too large: {size}; a save is at most {cap})",
+                  "ja": "保存ファイルではありません（大きすぎます: {size}。保存ファイルは最大{cap}です）"},
+    "not_regular": {"en": "not a save file ({kind}, not a regular file)",
+                    "ja": "保存ファイルではありません（通常のファイルではなく{kind}です）"},
+    "huge_number": {"en": "not a save file (a number with more than {digits} digits)",
+                    "ja": "保存ファイルではありません（{digits}桁を超える数があります）"},
     "unreadable": {"en": "cannot read the file ({detail})",
                    "ja": "ファイルを読めません（{detail}）"},
     "empty": {"en": "the file is empty", "ja": "ファイルが空です"},
@@ -177,6 +191,10 @@ def parse(text: str, source: str) -> SaveData:
                         col=exc.colno) from None
     except RecursionError:
         raise SaveError(source, "too_deep") from None
+    except ValueError as exc:       # Python's limit on the digits of a number
+        if not is_digit_limit_error(exc):
+            raise
+        raise SaveError(source, "huge_number", digits=DIGIT_LIMIT) from None
     if not isinstance(raw, dict):
         raise SaveError(source, "not_object")
     fmt = raw.get("format")
@@ -223,15 +241,15 @@ def _why(exc: BaseException) -> str:
 
 
 def read(path: Path) -> SaveData:
+    """Read and parse a save (or replay) file: only a regular file of at most MAX_BYTES
+    (`rules.files.read_bounded`: no folder, pipe or device is ever read)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SaveError(path, "too_large", size=size)
-        data = path.read_bytes()
-    except SaveError:
-        raise
-    except OSError as exc:
-        raise SaveError(path, "unreadable", detail=exc.strerror or exc, os_error=exc) from None
+        data = read_bounded(path, MAX_BYTES)
+    except FileProblem as exc:
+        if exc.code == "os_error":
+            err = exc.params["os_error"]
+            raise SaveError(path, "unreadable", detail=err.strerror or err, os_error=err) from None
+        raise SaveError(path, exc.code, **exc.params) from None
     if not data.strip():
         raise SaveError(path, "empty")
     try:
