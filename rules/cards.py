@@ -13,7 +13,10 @@ and skills. The star mark (``star = true``) marks the standard set.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tomllib
+import weakref
 from pathlib import Path
 from typing import Any, Optional
 
@@ -302,6 +305,8 @@ class CardSet:
     defense: tuple[DefenseCard, ...]
     attack: tuple[AttackCard, ...]
     source: str = attrs.field(default="cards.toml", eq=False)
+    # sha256 of the parsed card data (parse_cards); see `fingerprint` for a set made in code
+    data_hash: str = attrs.field(default="", eq=False, repr=False)
     _index: dict = attrs.field(factory=dict, eq=False, repr=False)
     _skills: dict = attrs.field(factory=dict, eq=False, repr=False)
 
@@ -464,7 +469,31 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
     _cross_check(groups, source)
     return CardSet(families=groups["family"], series=groups["series"], races=groups["race"],
                    guilds=groups["guild"], defense=groups["defense"], attack=groups["attack"],
-                   source=source)
+                   source=source, data_hash=_sha256(raw))
+
+
+def _sha256(value: Any) -> str:
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                           default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def fingerprint(cards: CardSet) -> str:
+    """A fingerprint of the card data a game is played with, recorded in saves: the sha256
+    of the parsed TOML (keys sorted, so comments, layout and key order do not count; the
+    order of the cards does, as it is the order the decks are shuffled from). A card set
+    made in code (tests, a scenario's merge) has the sha256 of its structured content."""
+    if cards.data_hash:
+        return cards.data_hash
+    found = _FINGERPRINTS.get(cards)
+    if found is None:
+        found = _FINGERPRINTS[cards] = _sha256(
+            [attrs.asdict(x, recurse=True) for group in (cards.families, cards.series,
+             cards.races, cards.guilds, cards.defense, cards.attack) for x in group])
+    return found
+
+
+_FINGERPRINTS: "weakref.WeakKeyDictionary[CardSet, str]" = weakref.WeakKeyDictionary()
 
 
 def _cross_check(groups: dict[str, tuple], source: str) -> None:

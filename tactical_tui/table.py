@@ -66,10 +66,12 @@ class GameTable:
 
     # ------------------------------------------------------------------ saving
     def save_data(self):
+        from rules.cards import fingerprint
         from .saves import FORMAT, SaveData, SeatEntry
         return SaveData(FORMAT, self.seed, self.config,
                         tuple(SeatEntry(s.human, s.level) for s in self.seats),
-                        tuple(self.history), self.lang, self.over)
+                        tuple(self.history), self.lang, self.over,
+                        card_data=fingerprint(self.state.cards))
 
     def autosave(self) -> None:
         """Write the save file (atomically); a failure is remembered, play goes on."""
@@ -89,13 +91,19 @@ class GameTable:
                   ) -> "GameTable":
         """Restore a saved game exactly: replay its actions from the seed, letting the AI
         seats see their observations again so their own state is what it was."""
-        from .saves import SaveError
+        from .saves import SaveError, check_card_data
+        check_card_data(data, cards, source)      # other card data: said before replaying
         seats = tuple(SeatSetup(s.human, s.level) for s in data.seats)
         try:
             table = cls(data.config, seats, data.seed, cards, save_path=save_path, lang=data.lang)
         except ValueError as exc:
             raise SaveError(source, "cannot_start", detail=exc) from None
-        table.rebuild(list(data.actions), source)
+        try:
+            table.rebuild(list(data.actions), source)
+        except SaveError as exc:
+            if exc.code != "bad_action" or data.card_data:
+                raise
+            raise SaveError(source, exc.code, exc.refusal, **exc.params, unrecorded=True) from None
         return table
 
     def rebuild(self, actions: list, source: str = "history") -> None:

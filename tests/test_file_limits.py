@@ -261,3 +261,36 @@ def test_parse_names_a_huge_number_without_printing_it():
     with pytest.raises(SaveError) as info:
         parse('{"format": 1, "seed": 1, "x": ' + HUGE + "}", "s.json")
     assert info.value.code == "huge_number" and HUGE[:50] not in str(info.value)
+
+
+def test_fuzzed_scenarios_never_crash(tmp_path):
+    """The shipped scenarios mutated with huge numbers (decimal and hexadecimal), control
+    characters and wrong-typed values: each loads or gives one ScenarioError naming the
+    file, never a traceback."""
+    import random
+    import re
+    files = sorted((ROOT / "scenarios").rglob("*.toml"))
+    rnd = random.Random(14)
+    number = re.compile(rb"(?<=[=\[,] )-?\d+\b")
+    string = re.compile(rb'"[a-z_#0-9]+"')
+    checked = 0
+    for i in range(150):
+        raw = rnd.choice(files).read_bytes()
+        kind = rnd.randrange(4)
+        spots = list((number if kind in (0, 1, 3) else string).finditer(raw))
+        if not spots:
+            continue
+        m = rnd.choice(spots)
+        new = {0: lambda: HUGE.encode(), 1: lambda: b"0x" + b"f" * rnd.choice([17, 5000]),
+               2: lambda: rnd.choice([b'"\\u001b[2J\\u001b]0;x\\u0007"', b'"a\\u0000b"',
+                                      b'"\\u009b31m"', b'"[/]"']),
+               3: lambda: rnd.choice([b'"4"', b"4.9", b"true", b'"no"', b"[]", b"{}", b"nan"])}[kind]()
+        path = tmp_path / f"s{i}.toml"
+        path.write_bytes(raw[:m.start()] + new + raw[m.end():])
+        try:
+            load_scenario(path)
+        except ScenarioError as exc:
+            assert str(exc).startswith(str(path)), exc
+            assert "Exceeds the limit" not in str(exc) and "Traceback" not in str(exc)
+        checked += 1
+    assert checked > 100
