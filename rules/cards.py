@@ -621,7 +621,7 @@ def shortages(cards: CardSet, players: int, first_game: bool = False) -> list[Sh
     to each player before the draft (the discard pile is empty then, so §7's reshuffle
     cannot help). §5-3: each bid round reveals the players' number of targets from the
     attack deck; won targets leave it, so with fewer than targets × rounds attack cards a
-    round can find no targets to reveal (docs/RULINGS.md R30)."""
+    round could not reveal as many as §5-3 says (docs/RULINGS.md R30)."""
     from .state import BID_ROUNDS, DRAFT_HAND_SIZE
     n = players
     per, rounds = BID_ROUNDS[n]

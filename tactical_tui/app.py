@@ -12,7 +12,7 @@ from textual.widgets import RichLog
 
 from rules import Config, IllegalAction
 from rules import events as E
-from rules.cards import CardSet, default_cards
+from rules.cards import CardDataError, CardSet, default_cards
 
 from .i18n import t
 from .screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen,
@@ -145,9 +145,14 @@ class TacticalApp(App):
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
         from .saves import current_path
-        table = GameTable(Config(players=players, first_game=first_game), setups, seed,
-                          self.cards, save_path=current_path() if self.autosave else None,
-                          lang=self.lang)
+        try:
+            table = GameTable(Config(players=players, first_game=first_game), setups, seed,
+                              self.cards, save_path=current_path() if self.autosave else None,
+                              lang=self.lang)
+        except CardDataError as exc:           # card data too small for this game (R30)
+            from .text import card_error_text
+            self.notify(card_error_text(exc, self.lang), severity="error", timeout=15)
+            return
         self.ai_delay = delay
         table.autosave()
         self._begin(table)

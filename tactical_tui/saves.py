@@ -20,7 +20,7 @@ from attrs import frozen
 from cattrs.errors import IterableValidationNote
 
 from rules import ACTION_TYPES, Config, IllegalAction
-from rules.cards import CardSet
+from rules.cards import CardDataError, CardSet
 from rules.files import DIGIT_LIMIT, FileProblem, is_digit_limit_error, read_bounded
 
 FORMAT = 1
@@ -49,6 +49,9 @@ class SaveError(Exception):
         if self.code == "bad_action" and lang != "en":
             from .text import refusal_params
             params.update(refusal_params(cards, {"action": params["action"]}, lang))
+        if isinstance(params.get("detail"), CardDataError):   # cannot_start: cards too few
+            from .text import card_error_text
+            params["detail"] = card_error_text(params["detail"], lang)  # type: ignore[arg-type]
         if "got" in params:
             kind, shown = params["got"]  # type: ignore[misc]
             params["got"] = _GOT[lang][kind].format(shown)
@@ -134,10 +137,8 @@ SAVE_PROBLEMS: dict[str, dict[str, str]] = {
                          "ja": "壊れた保存ファイルです（{field}: 行動が{limit}個を超えています）"},
     "bad_field": {"en": "damaged save file ({field}: a value a save cannot have)",
                   "ja": "壊れた保存ファイルです（{field}: 保存ファイルにありえない値です）"},
-    "other_cards": {"en": "this game was saved with other card data ({cards} is not the card "
-                          "data it was played with: saved {saved}…, now {now}…)",
-                    "ja": "このゲームは別のカードデータで保存されています（{cards}は対戦時のカード"
-                          "データではありません: 保存時 {saved}…、現在 {now}…）"},
+    "other_cards": {"en": "this game was saved with other card data than {cards}",
+                    "ja": "このゲームは{cards}とは別のカードデータで保存されています"},
 }
 
 # How a field problem names a JSON value and a type, by language.
