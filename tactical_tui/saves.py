@@ -137,6 +137,8 @@ SAVE_PROBLEMS: dict[str, dict[str, str]] = {
                          "ja": "壊れた保存ファイルです（{field}: 行動が{limit}個を超えています）"},
     "bad_field": {"en": "damaged save file ({field}: a value a save cannot have)",
                   "ja": "壊れた保存ファイルです（{field}: 保存ファイルにありえない値です）"},
+    "unexpected": {"en": "damaged save file (content this TACTICAL cannot read)",
+                   "ja": "壊れた保存ファイルです（このTACTICALでは読めない内容です）"},
     "other_cards": {"en": "this game was saved with other card data than {cards}",
                     "ja": "このゲームは{cards}とは別のカードデータで保存されています"},
 }
@@ -356,6 +358,28 @@ def _make_strict() -> cattrs.Converter:
         return hook
     conv.register_structure_hook_factory(attrs.has, tables)
 
+    def sequence(value: Any, t: Any) -> Any:   # a tuple or list comes from a list only
+        if type(value) is not list:
+            raise _Bad("wrong_type", expected="list", got=_shown(value))
+        args = typing.get_args(t)
+        if len(args) == 2 and args[1] is Ellipsis or typing.get_origin(t) is list:
+            types = [args[0] if args else Any] * len(value)
+        else:
+            types = list(args)
+            if len(value) != len(types):
+                raise _Bad("wrong_type", expected="list", got=_shown(value))
+        out = []
+        for i, (item, tp) in enumerate(zip(value, types)):
+            try:
+                out.append(item if tp is Any else conv.structure(item, tp))
+            except Exception as exc:  # noqa: BLE001
+                where, bad = _locate(exc, f"[{i}]")
+                raise _Bad(bad.code, where, **bad.params) from None
+        return tuple(out) if typing.get_origin(t) is tuple else out
+    conv.register_structure_hook_func(lambda t: typing.get_origin(t) in (tuple, list), sequence)
+
+    config_table, seat_table = tables(Config), tables(SeatEntry)
+
     def config(value: Any, t: Any) -> Config:
         if isinstance(value, dict) and "players" not in value:   # never a default count
             raise _Bad("missing", "players")
@@ -366,11 +390,11 @@ def _make_strict() -> cattrs.Converter:
                 raise _Bad(bad.code, "players", **bad.params) from None
             if players not in (3, 4, 5):
                 raise _Bad("not_one_of", "players", value=str(players), allowed=("3", "4", "5"))
-        return tables(Config)(value, t)
+        return config_table(value, t)
     conv.register_structure_hook(Config, config)
 
     def seat(value: Any, t: Any) -> SeatEntry:
-        entry = tables(SeatEntry)(value, t)
+        entry = seat_table(value, t)
         if entry.level not in LEVELS:
             raise _Bad("not_one_of", "level", value=_shown(entry.level)[1],
                        allowed=tuple(_shown(x)[1] for x in LEVELS))
@@ -459,8 +483,8 @@ def parse(text: str, source: str) -> SaveData:
         if bad.code == "missing":
             raise SaveError(source, "missing", key=bad.where) from None
         raise SaveError(source, bad.code, field=bad.where, **bad.params) from None
-    except Exception:  # noqa: BLE001 - a rule of a class (Config) that is not named above
-        raise SaveError(source, "bad_field", field="config") from None
+    except Exception:  # noqa: BLE001 - nothing above lets one out; never a traceback
+        raise SaveError(source, "unexpected") from None
     return SaveData(**values)
 
 

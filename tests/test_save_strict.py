@@ -237,8 +237,27 @@ def test_an_older_save_without_the_fingerprint_still_loads(good, tmp_path):
 def test_every_new_problem_has_both_languages():
     for code in ("wrong_type", "not_one_of", "out_of_range", "too_big", "unknown_field",
                  "unknown_action", "seat_count", "too_many_actions", "bad_field", "other_cards",
+                 "unexpected",
                  "not_regular", "huge_number"):
         assert set(SAVE_PROBLEMS[code]) == {"ja", "en"}
+
+
+def test_sequences_and_tables_come_only_from_lists_and_tables():
+    """A field added to SaveData later (a tuple of reasons, say) is just as strict: text is
+    not a tuple of characters, a list is not a table."""
+    from typing import Optional
+    from tactical_tui.saves import _Bad, _strict
+    from tactical_tui.saves import SeatEntry
+    for value, tp, where, got in (("abc", tuple[str, ...], "", "text"),
+                                  ([1, "a"], tuple[int, ...], "[1]", "text"),
+                                  ([True], tuple[Optional[int], ...], "[0]", "bool"),
+                                  ([1, 2], tuple[int, str], "[1]", "number"),
+                                  ([True, "easy"], SeatEntry, "", "list")):
+        with pytest.raises(_Bad) as info:
+            _strict.structure(value, tp)
+        assert (info.value.code, info.value.where, info.value.params["got"][0]) == \
+            ("wrong_type", where, got)
+    assert _strict.structure([1, None], tuple[Optional[int], ...]) == (1, None)
 
 
 def test_save_data_has_the_fingerprint_field():
