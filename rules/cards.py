@@ -549,11 +549,13 @@ def _cross_check(groups: dict[str, tuple], source: str) -> None:
 MAX_CARD_BYTES = 2 * 1024 * 1024
 
 
-def load_cards(path: str | Path | None = None) -> CardSet:
-    """Load `cards.toml` (the shipped one by default) and check that it can make a game
-    (`check_playable`: at least a 3-player game with every card). Raises CardDataError.
+def load_cards(path: str | Path | None = None, for_game: bool = True) -> CardSet:
+    """Load `cards.toml` (the shipped one by default). Raises CardDataError.
 
-    Only a regular file of at most MAX_CARD_BYTES is read (`rules.files.read_bounded`)."""
+    Only a regular file of at most MAX_CARD_BYTES is read (`rules.files.read_bounded`).
+    `for_game`: the data must be able to make a game — not empty, and `check_playable`
+    (at least a 3-player game with every card); `tactical cards` lists any card data, a
+    card set being written included, and passes False."""
     p = Path(path) if path is not None else DEFAULT_CARDS_PATH
     try:
         data = read_bounded(p, MAX_CARD_BYTES)
@@ -567,6 +569,8 @@ def load_cards(path: str | Path | None = None) -> CardSet:
         raise CardDataError(f"{p}: not UTF-8 text (byte {exc.start})", "not_utf8", str(p),
                             byte=exc.start) from None
     cards = parse_cards(text, source=str(p))
+    if not for_game:
+        return cards
     if not any((cards.families, cards.series, cards.races, cards.guilds, cards.defense,
                 cards.attack)):
         raise CardDataError(f"{p}: the file holds no card data", "empty", str(p))

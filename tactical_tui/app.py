@@ -6,7 +6,6 @@ import random
 from functools import partial
 from typing import Optional
 
-from rich.text import Text
 from textual.app import App
 from textual.widgets import RichLog
 
@@ -15,6 +14,7 @@ from rules import events as E
 from rules.cards import CardDataError, CardSet, default_cards
 
 from .i18n import t
+from .safe import as_text, lines_text, plain
 from .screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen,
                       SetupScreen, TitleScreen)
 from .table import GameTable, LogEntry, SeatSetup
@@ -55,6 +55,14 @@ class TacticalApp(App):
         self._collecting = False
         self._results_ready = False
         self._waiting_modal = False
+
+    def notify(self, message: str, *, title: str = "", severity="information",
+               timeout: Optional[float] = None, markup: bool = False) -> None:
+        """Every notification is plain text: its message names paths, card names and
+        save contents, so it is never parsed as markup and shows control characters
+        as escapes (`safe.plain`)."""
+        super().notify(plain(message), title=plain(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     # ------------------------------------------------------------------ start-up
     def on_mount(self) -> None:
@@ -346,7 +354,7 @@ class TacticalApp(App):
             for e in entries:
                 line = self.log_line(e)
                 if line:
-                    log.write(Text(line))
+                    log.write(as_text(line))
         if self.table.humans and any(isinstance(e.event, RESULT_EVENTS) for e in entries):
             self._collecting = True     # (a game of AI seats only is watched without stops)
         if self._collecting:
@@ -377,7 +385,7 @@ class TacticalApp(App):
         for e in self.table.log[-60:]:
             line = self.log_line(e)
             if line:
-                log.write(Text(line))
+                log.write(as_text(line))
 
     def show_results(self, entries: list[LogEntry]) -> None:
         start = next(i for i, e in enumerate(entries) if isinstance(e.event, RESULT_EVENTS))
@@ -394,7 +402,7 @@ class TacticalApp(App):
                     lines.append(line)
         title = t("reveal.title" if any(isinstance(e.event, E.BidsRevealed) for e in entries)
                   else "reveal.builds", self.lang)
-        self.push_screen(localized(TextScreen, self.lang)(title, Text("\n".join(lines))),
+        self.push_screen(localized(TextScreen, self.lang)(title, lines_text(lines)),
                          lambda _: self.call_later(self.advance))
 
     def action_show_log(self) -> None:
@@ -412,7 +420,7 @@ class TacticalApp(App):
                          lambda _: self.call_later(self.advance))
 
     def show_text(self, title: str, body: str) -> None:
-        self.push_screen(localized(TextScreen, self.lang)(title, Text(body)),
+        self.push_screen(localized(TextScreen, self.lang)(title, as_text(body, lines=True)),
                          lambda _: self.call_later(self.advance))
 
     def show_card(self, cid: str) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from rules.cards import CardSet
 
 from .cardtext import STAT_NAMES, card_summary, skill_text
+from .safe import as_text, plain
 
 TYPES = ("race", "guild", "family", "defense", "attack")
 
@@ -47,22 +49,22 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
         for s in STAT_NAMES[lang].values():
             t.add_column(s, justify="right")
         for r in cards.races:
-            t.add_row(r.name.get(lang), *(str(v) for _, v in r.stats.items()))
+            t.add_row(as_text(r.name.get(lang)), *(str(v) for _, v in r.stats.items()))
         out.append(t)
     if "guild" in types:
         t = Table(title=h("guild", lang))
         for col in ("no", "name", "trait"):
-            t.add_column(h(col, lang))
+            t.add_column(h(col, lang), overflow="fold" if col == "trait" else "ellipsis")
         for g in sorted(cards.guilds, key=lambda g: g.number):
-            t.add_row(str(g.number), g.name.get(lang),
-                      f"《{g.trait.name.get(lang)}》 " + h("trait." + g.trait.kind, lang, n=g.trait.amount))
+            t.add_row(str(g.number), as_text(g.name.get(lang)),
+                      as_text(f"《{g.trait.name.get(lang)}》 " + h("trait." + g.trait.kind, lang, n=g.trait.amount)))
         out.append(t)
     if "family" in types:
         t = Table(title=h("family", lang))
         t.add_column(h("name", lang))
         t.add_column(h("rule", lang), overflow="fold")
         for f in cards.families:
-            t.add_row(f.name.get(lang), f.rule.get(lang) if f.rule else "")
+            t.add_row(as_text(f.name.get(lang)), as_text(f.rule.get(lang) if f.rule else ""))
         out.append(t)
     for kind in ("defense", "attack"):
         if kind not in types:
@@ -77,8 +79,8 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
             if initial and c.star:
                 continue
             text = card_summary(cards, c, lang)
-            row = [f"[bold]{c.name.get(lang)}[/bold]\n{text}",
-                   "\n".join(skill_text(cards, s, lang) for s in c.skills)]
+            row = [Text.assemble((plain(c.name.get(lang)), "bold"), "\n", plain(text)),
+                   Text("\n".join(plain(skill_text(cards, s, lang)) for s in c.skills))]
             if kind == "defense":
                 row.append(str(c.copies))
             row.append("★" if c.star else h("initial", lang))

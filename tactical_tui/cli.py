@@ -8,6 +8,7 @@ import sys
 from rules import CardDataError, Config, apply, legal_actions, load_cards, new_game, observe
 
 from .cards_cmd import TYPES
+from .safe import plain
 from .text import LANGS, Describer, default_lang, ui
 
 
@@ -51,6 +52,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="only this kind (repeatable): race, guild, family, defense, attack")
     c.add_argument("--initial", action="store_true", help="only the initial set (no star)")
     c.add_argument("--cards", default=None, dest="sub_cards", help="card data file")
+    c.add_argument("--summary", action="store_true",
+                   help="print the generated count tables of docs/CARDS.md (Markdown)")
+    cw = c.add_mutually_exclusive_group()
+    cw.add_argument("--write", default=None, metavar="FILE",
+                    help="with --summary: rewrite the generated blocks of FILE in place")
+    cw.add_argument("--check", default=None, metavar="FILE",
+                    help="with --summary: exit 1 if the generated blocks of FILE differ from the data")
     k = sub.add_parser("check", help="run rule scenario files (docs/scenarios.md)",
                        description="Run rule scenarios: one line per scenario, a diff for each "
                                    "failure, then 'N passed, M failed'. Exit 1 if any failed.")
@@ -72,7 +80,7 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     bots = [RandomPlayer(seed * 31 + i) for i in range(players)]
     while True:
         for e in events:
-            print(describe.describe(e), file=out)
+            print(plain(describe.describe(e)), file=out)
         legal = legal_actions(state)
         if not legal:
             break
@@ -95,7 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "cards":
             from .cards_cmd import print_cards
             lang = args.sub_lang or lang
-            print_cards(load_cards(args.sub_cards or args.cards), lang,
+            if args.summary or args.write or args.check:
+                from .cards_summary import summary_cli
+                return summary_cli(load_cards(args.sub_cards or args.cards, for_game=False), lang,
+                                   write=args.write, check=args.check)
+            print_cards(load_cards(args.sub_cards or args.cards, for_game=False), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
         if args.command == "balance":
@@ -125,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except CardDataError as exc:
         from .text import card_error_text
-        print(f"{ui('err.cards', lang)}: {card_error_text(exc, lang)}", file=sys.stderr)
+        print(plain(f"{ui('err.cards', lang)}: {card_error_text(exc, lang)}", lines=True),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(ui("interrupted", lang), file=sys.stderr)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
@@ -15,6 +14,7 @@ from textual.widgets import Footer, RichLog, Static
 from rules.cards import CardSet
 
 from .i18n import t
+from .safe import as_text, lines_text, plain
 from .saves import SaveError, read, replay
 from .text import Describer, ui
 from .widgets import Guarded, localized
@@ -62,7 +62,7 @@ class ReplayScreen(Guarded, Screen):
         lang, cards = self.lang_, self.cards
         state = self.steps[self.k - 1][1] if self.k else None
         phase = state.phase if state is not None else "draft"
-        self.query_one("#topbar", Static).update(Text(rt(
+        self.query_one("#topbar", Static).update(as_text(rt(
             "title", lang, file=self.file, k=self.k, n=len(self.steps), phase=ui("phase." + phase, lang))))
         sep = "、" if lang == "ja" else ", "
         names = lambda cs: sep.join(cards.card(c).name.get(lang) for c in cs) or "-"
@@ -78,7 +78,7 @@ class ReplayScreen(Guarded, Screen):
                     lines.append(f"  {rt('picks', lang)}: {names(s.picks)}")
                 if s.equipped:
                     lines.append(f"  {rt('equip', lang)}: {names(s.equipped)}")
-        self.query_one("#state", Static).update(Text("\n".join(lines)))
+        self.query_one("#state", Static).update(lines_text(lines))
         log = self.query_one("#rlog", RichLog)
         log.clear()
         d = Describer(cards, lang)
@@ -86,7 +86,7 @@ class ReplayScreen(Guarded, Screen):
         for _, _, ev in self.steps[:self.k]:
             events.extend(ev)
         for e in events[-200:]:
-            log.write(Text(d.describe(e)))
+            log.write(as_text(d.describe(e)))
 
 
 class ReplayApp(App):
@@ -107,7 +107,7 @@ def run_replay(path: str, lang: str, cards: CardSet) -> int:
         data = read(Path(path))
         events0, steps = replay(data, cards, path)
     except SaveError as exc:
-        print(t("save.bad", lang, problem=exc.text(lang, cards)), file=sys.stderr)
+        print(plain(t("save.bad", lang, problem=exc.text(lang, cards))), file=sys.stderr)
         return 2
     screen_cls = localized(ReplayScreen, lang)
     ReplayApp(screen_cls(Path(path).name, events0, steps, cards, lang)).run()

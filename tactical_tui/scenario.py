@@ -45,6 +45,7 @@ from rules.files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_numbe
 from rules.state import (BID_ROUNDS, Active, BattleState, Bid, BiddingState, ChanceScriptError,
                          GameState, Phase, Script, SeatState, Turn)
 
+from .safe import SafeStream
 from .text import Describer, refusal_text
 
 PHASES = ("bidding", "build", "battle")
@@ -1122,7 +1123,7 @@ def check(paths: Iterable[str], explain: bool = False, lang: str = "en",
           out: Optional[TextIO] = None) -> int:
     """`tactical check`: one line per scenario, a diff for each failure, then
     `N passed, M failed`. Returns the exit code: 0 if all passed, else 1."""
-    out = out if out is not None else sys.stdout
+    out = SafeStream(out if out is not None else sys.stdout)   # data is never terminal control
     passed = failed = 0
     for path, problem in scenario_files(paths):
         if problem is not None:

@@ -16,6 +16,7 @@ from rules.build import available_material, equip_cost, final_stats, hand_slots_
 
 from .cardtext import STAT_SHORT
 from .i18n import pad, t
+from .safe import as_text, lines_text
 from .widgets import BaseScreen, card_line
 
 
@@ -260,7 +261,7 @@ class DraftScreen(GameScreen):
 
     def refresh_view(self) -> None:
         obs = self.obs
-        self.query_one("#topbar", Static).update(Text(
+        self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('draft.title')}  {self.seat_name(self.seat)}  "
             f"{self.tr('draft.left', n=len(obs.hand))}  — {self.status()}"))
         legal = {a.card for a in self.legal()}
@@ -290,7 +291,7 @@ class DraftScreen(GameScreen):
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
-        side.update("\n".join(info))
+        side.update(lines_text(info))
 
     def highlighted_card(self):
         hand = self.query_one("#hand", OptionList)
@@ -320,7 +321,7 @@ class BidScreen(GameScreen):
         obs = self.obs
         from rules.state import BID_ROUNDS
         per, rounds = BID_ROUNDS[len(obs.seats)]
-        self.query_one("#topbar", Static).update(Text(
+        self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('bid.title', r=(obs.bid_round or 0) + 1, n=rounds)}  "
             f"{self.seat_name(self.seat)} — {self.status()}"))
         options = []
@@ -354,7 +355,7 @@ class BidScreen(GameScreen):
             lines.append(self.tr("bid.no_cards"))
         side = self.query_one("#seats", Static)
         side.border_title = self.tr("bid.seats")
-        side.update("\n".join(lines))
+        side.update(lines_text(lines))
         if self.focused is None or self.focused.id not in ("targets", "hand"):
             targets.focus()
         self.show_chosen_target()
@@ -371,7 +372,7 @@ class BidScreen(GameScreen):
             cid = targets.get_option_at_index(targets.highlighted).id
             if not cid.startswith("next:"):
                 name = " → " + self.cards.card(cid).name.get(self.lang)
-        hand.border_title = self.tr("bid.hand") + name
+        hand.border_title = as_text(self.tr("bid.hand") + name)
 
     def action_switch(self) -> None:
         t_, h = self.query_one("#targets", OptionList), self.query_one("#hand", OptionList)
@@ -424,7 +425,7 @@ class BuildScreen(GameScreen):
         race = obs.race
         race_text = self.tr("build.race", race=self.cards.race(race).name.get(self.lang)) if race \
             else self.tr("build.no_race")
-        self.query_one("#topbar", Static).update(Text(
+        self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('build.title')}  {self.seat_name(self.seat)}  {race_text} — {self.status()}"))
         # a stable order (attack cards first, then by kind and name) so the cursor stays on
         # the card it was on when the card changes zone
@@ -481,7 +482,7 @@ class BuildScreen(GameScreen):
         if obs.pending.kind == "reveal_fix" and self.seat in obs.pending.seats:
             lines.append(self.tr("reveal.fix"))
         lines.append(self.tr("legend.cbm"))
-        return Text("\n".join(lines))
+        return lines_text(lines)
 
     def violation_text(self, v) -> str:
         names = ("、" if self.lang == "ja" else ", ").join(self.cards.card(c).name.get(self.lang) for c in v.cards)
@@ -683,7 +684,7 @@ class BattleScreen(GameScreen):
                 ok = stats is not None and stats.meets(s.requires)
                 sk.append(("✓" if ok else "✗") + s.name.get(self.lang))
             lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
-        return Text("\n".join(lines))
+        return lines_text(lines)
 
     def refresh_view(self) -> None:
         obs = self.obs
@@ -691,11 +692,11 @@ class BattleScreen(GameScreen):
         stage = obs.pending.kind
         prompt = self.tr("stage." + stage) if self.my_turn() and ("stage." + stage) in __import__(
             "tactical_tui.i18n", fromlist=["TUI"]).TUI else self.status()
-        self.query_one("#topbar", Static).update(Text(
+        self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
         self._actions = self.legal()
         ol = self.fill("#actions", self.tr("battle.actions"),
-                       [Option(Text(self.action_label(a)), id=str(i)) for i, a in enumerate(self._actions)])
+                       [Option(as_text(self.action_label(a)), id=str(i)) for i, a in enumerate(self._actions)])
         ol.focus()
         f = self.query_one("#field", Static)
         f.border_title = self.tr("battle.field")
@@ -756,4 +757,4 @@ class GameOverScreen(GameScreen):
         for e in history[-8:]:
             lines.append(f" {t('seat', self.lang, n=e.seat + 1)} +{e.amount} → {e.vp}")
         panel = self.query_one("#standings", Static)
-        panel.update("\n".join(lines))
+        panel.update(lines_text(lines))

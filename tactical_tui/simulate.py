@@ -14,6 +14,8 @@ from ai import make_player
 from rules import Config, apply, new_game, observe, pending
 from rules.cards import CardSet, default_cards
 
+from .safe import as_text
+
 
 @frozen
 class GameResult:
@@ -139,7 +141,7 @@ def run_cli(games: int, players: Optional[int], seats_arg: str, seed: int, jobs:
     seats = tuple(x.strip() for x in seats_arg.split(",") if x.strip())
     bad = [x for x in seats if x not in LEVELS]
     if bad or not 3 <= len(seats) <= 5:
-        console.print(f"--seats: 3 to 5 of {', '.join(LEVELS)} (got {seats_arg!r})")
+        console.print(as_text(f"--seats: 3 to 5 of {', '.join(LEVELS)} (got {seats_arg!r})"))
         return 2
     if players is not None and players != len(seats):
         console.print(f"--players {players} but --seats names {len(seats)} seats")
@@ -208,7 +210,7 @@ def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Op
             if plays < min_plays:
                 continue
             flag = "" if 0.5 <= ratio <= 1.5 else " !"
-            t.add_row(key, name[kind](key), str(plays), f"{wins:.1f}", f"{wins / plays:.1%}",
+            t.add_row(as_text(key), as_text(name[kind](key)), str(plays), f"{wins:.1f}", f"{wins / plays:.1%}",
                       f"{ratio:.2f}{flag}")
         console.print(t)
     if csv_path:
@@ -218,5 +220,5 @@ def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Op
             for kind, rows in table.items():
                 for key, plays, wins, ratio in rows:
                     w.writerow([kind, key, plays, f"{wins:.2f}", f"{wins / plays:.4f}", f"{ratio:.3f}"])
-        console.print(f"CSV: {csv_path}")
+        console.print(as_text(f"CSV: {csv_path}"))
     return 0

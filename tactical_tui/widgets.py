@@ -18,6 +18,7 @@ from rules.cards import CardSet
 
 from .cardtext import card_summary, skill_text
 from .i18n import pad, t
+from .safe import as_text, plain
 
 MIN_W, MIN_H = 80, 24
 _CLASSES: dict = {}
@@ -81,7 +82,7 @@ class BaseScreen(Guarded, Screen):
 def card_line(cards: CardSet, cid: str, lang: str, width: int = 34, extra: str = "") -> Text:
     """A card as one line: name, kind and its numbers (cell-width aware)."""
     c = cards.card(cid)
-    name = c.name.get(lang)
+    name = plain(c.name.get(lang))
     if c.is_attack:
         kind = ("魔" if lang == "ja" else "Mg") if c.type == "magic" else \
             (("両" if c.hands == 2 else "片") if lang == "ja" else f"{c.hands}H")
@@ -121,8 +122,8 @@ class ChoiceScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Container(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title")
-            yield OptionList(*[Option(Text(o), id=str(i)) for i, o in enumerate(self.options)],
+            yield Static(as_text(self.title_text), classes="dialog-title")
+            yield OptionList(*[Option(as_text(o), id=str(i)) for i, o in enumerate(self.options)],
                              id="choices")
         yield Footer(compact=True)
 
@@ -155,9 +156,10 @@ class TextScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(as_text(self.title_text), classes="dialog-title")
             with VerticalScroll(id="text-scroll"):
-                yield Static(self.body, id="text-body")
+                yield Static(as_text(self.body, lines=True) if isinstance(self.body, str) else self.body,
+                             id="text-body")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -177,14 +179,14 @@ class LogScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(as_text(self.title_text), classes="dialog-title")
             yield RichLog(id="full-log", wrap=True, markup=False, min_width=20)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         log = self.query_one("#full-log", RichLog)
         for line in self.lines:
-            log.write(Text(line))
+            log.write(as_text(line))
         log.focus()
 
     def action_close(self) -> None:
@@ -201,7 +203,7 @@ class ConfirmScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Container(classes="dialog"):
-            yield Static(self.question + "  (y/n)", classes="dialog-title")
+            yield Static(as_text(self.question + "  (y/n)"), classes="dialog-title")
         yield Footer(compact=True)
 
     def action_yes(self) -> None:
@@ -223,7 +225,7 @@ class HandOverScreen(Guarded, Screen):
 
     def compose(self) -> ComposeResult:
         with Container(id="body"):
-            yield Static(self.message, id="handover")
+            yield Static(as_text(self.message, lines=True), id="handover")
         yield from self.compose_guard()
         yield Footer(compact=True)
 
@@ -239,7 +241,7 @@ def card_details(cards: CardSet, cid: str, lang: str) -> tuple[str, str]:
         lines.append("スキルなし" if lang == "ja" else "No skills")
     if c.star:
         lines.append("★")
-    return c.name.get(lang), "\n".join(lines)
+    return plain(c.name.get(lang)), "\n".join(plain(x) for x in lines)
 
 
 def first_option_value(ol: OptionList) -> Optional[int]:

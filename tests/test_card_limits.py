@@ -121,9 +121,12 @@ def test_too_few_races_and_guilds_are_refused_at_load(tmp_path):
         f"{path}: ゲームを始められません: 3人のゲームにはギルドが3枚必要です（1人1枚）。"
         "カードデータには2枚です（1枚不足）。3人のゲームには種族が6枚必要です（1人2枚）。"
         "カードデータには5枚です（1枚不足）")
-    proc = run_cli("--cards", str(path), "cards", "--lang", "ja")
+    proc = run_cli("--cards", str(path), "--headless", "--lang", "ja")
     assert proc.returncode == 2 and "ギルドが3枚必要です" in proc.stderr
     assert "Traceback" not in proc.stderr
+    proc = run_cli("cards", "--cards", str(path), "--type", "guild")   # a listing, not a game
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert load_cards(path, for_game=False).guilds
 
 
 def test_too_few_races_for_five_players_is_refused_when_the_game_starts(tmp_path):

@@ -15,6 +15,20 @@ from tactical_tui.screens import (BattleScreen, BidScreen, BuildScreen, DraftScr
 from tui_app import dialog_open, human_turn, make_app, screen_text, settle
 
 
+async def stable_text(app, pilot, rounds: int = 400) -> str:
+    """The screen's text once it has stopped changing (three equal reads 0.02 s apart),
+    so a loaded machine that draws late does not snapshot a half-drawn screen."""
+    last, same = None, 0
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+        text = screen_text(app)
+        same = same + 1 if text == last else 0
+        if same >= 2:
+            return text
+        last = text
+    return last
+
+
 def reach(screen_type, lang):
     """Play a seeded quick game (H on the human's turn, Enter on dialogs) until
     `screen_type` is shown with the human to act, and return its text."""
@@ -28,8 +42,7 @@ def reach(screen_type, lang):
                 if isinstance(scr, screen_type) and (
                         screen_type is GameOverScreen or
                         (not app.busy and app.table.human_to_act() == 0)):
-                    await pilot.pause(0.05)
-                    return screen_text(app)
+                    return await stable_text(app, pilot)
                 if dialog_open(app):
                     await settle(app, pilot, "enter")
                 elif human_turn(app):
