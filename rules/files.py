@@ -25,6 +25,7 @@ It lives in `rules/` because the core reads card data; it imports nothing from `
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -97,6 +98,9 @@ def read_bounded(path: str | Path, cap: int) -> bytes:
         st = os.stat(path)
     except OSError as exc:
         raise FileProblem(path, "os_error", os_error=exc) from None
+    except ValueError:                          # a NUL byte in the name
+        raise FileProblem(path, "os_error",
+                          os_error=OSError(errno.EINVAL, "invalid file name")) from None
     if not stat.S_ISREG(st.st_mode):
         raise FileProblem(path, "not_regular", kind=file_kind(st.st_mode))
     if st.st_size > cap:

@@ -250,6 +250,12 @@ def test_card_data_with_a_5000_digit_number(tmp_path, lang):
     assert card_error_text(info.value, "ja") == str(info.value)
 
 
+def test_a_name_with_a_nul_byte_is_refused_not_raised():
+    with pytest.raises(F.FileProblem) as info:
+        F.read_bounded("a\0b", 100)
+    assert info.value.code == "os_error" and str(info.value) == "invalid file name"
+
+
 def test_huge_number_at_names_the_place():
     assert F.huge_number_at({"a": [1, {"b": 2 ** 63}]}) == "a[1].b"
     assert F.huge_number_at({"a": [1, -(2 ** 63) + 1, 2 ** 63 - 1]}) is None
