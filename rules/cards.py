@@ -13,7 +13,10 @@ and skills. The star mark (``star = true``) marks the standard set.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tomllib
+import weakref
 from pathlib import Path
 from typing import Any, Optional
 
@@ -21,6 +24,9 @@ import attrs
 import cattrs
 from attrs import frozen
 from cattrs.v import format_exception
+
+from .files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_number_at, is_digit_limit_error,
+                    read_bounded)
 
 STATS: tuple[str, ...] = ("mana", "str", "int", "dex", "def", "agi")
 PARTS: tuple[str, ...] = ("head", "body", "arms", "legs")
@@ -47,7 +53,19 @@ if not DEFAULT_CARDS_PATH.exists():
 
 
 class CardDataError(Exception):
-    """Bad card data. The message names the file, the card id and the field."""
+    """Bad card data. The message (English) names the file, the card id and the field.
+
+    `code` says what kind of problem it is, `params` what a translation needs (the app
+    shows the file problems and the "cannot make a game" ones in Japanese too):
+    ``invalid`` (the schema; the message is the text), ``unreadable`` (os_error),
+    ``not_regular`` (kind: rules.files.KINDS), ``too_large`` (size, cap), ``not_utf8``
+    (byte), ``huge_number`` (digits), ``empty``, ``short`` (shortages: a tuple of
+    `Shortage`). `source` is the file."""
+
+    def __init__(self, message: str, code: str = "invalid", source: str = "",
+                 **params: Any) -> None:
+        super().__init__(message)
+        self.code, self.source, self.params = code, source, params
 
 
 class FieldProblem(ValueError):
@@ -287,6 +305,8 @@ class CardSet:
     defense: tuple[DefenseCard, ...]
     attack: tuple[AttackCard, ...]
     source: str = attrs.field(default="cards.toml", eq=False)
+    # sha256 of the parsed card data (parse_cards); see `fingerprint` for a set made in code
+    data_hash: str = attrs.field(default="", eq=False, repr=False)
     _index: dict = attrs.field(factory=dict, eq=False, repr=False)
     _skills: dict = attrs.field(factory=dict, eq=False, repr=False)
 
@@ -404,11 +424,19 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise CardDataError(f"{source}: not valid TOML: {exc}") from None
+        raise CardDataError(f"{source}: not valid TOML: {exc}", source=source) from None
     except RecursionError:
-        raise CardDataError(f"{source}: not valid TOML: nested too deeply") from None
-    except UnicodeDecodeError as exc:  # pragma: no cover - loads takes str
-        raise CardDataError(f"{source}: not UTF-8 text: {exc}") from None
+        raise CardDataError(f"{source}: not valid TOML: nested too deeply",
+                            source=source) from None
+    except ValueError as exc:
+        if not is_digit_limit_error(exc):
+            raise
+        raise CardDataError(f"{source}: a number with more than {DIGIT_LIMIT} digits",
+                            "huge_number", source, digits=DIGIT_LIMIT) from None
+    huge = huge_number_at(raw)
+    if huge is not None:
+        raise CardDataError(f"{source}: {huge}: the number is too large (the limit is "
+                            f"{NUMBER_LIMIT_TEXT})", source=source)
     unknown = sorted(set(raw) - {name for name, _ in _SECTIONS})
     if unknown:
         raise CardDataError(f"{source}: unknown section [[{unknown[0]}]] "
@@ -441,7 +469,31 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
     _cross_check(groups, source)
     return CardSet(families=groups["family"], series=groups["series"], races=groups["race"],
                    guilds=groups["guild"], defense=groups["defense"], attack=groups["attack"],
-                   source=source)
+                   source=source, data_hash=_sha256(raw))
+
+
+def _sha256(value: Any) -> str:
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                           default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def fingerprint(cards: CardSet) -> str:
+    """A fingerprint of the card data a game is played with, recorded in saves: the sha256
+    of the parsed TOML (keys sorted, so comments, layout and key order do not count; the
+    order of the cards does, as it is the order the decks are shuffled from). A card set
+    made in code (tests, a scenario's merge) has the sha256 of its structured content."""
+    if cards.data_hash:
+        return cards.data_hash
+    found = _FINGERPRINTS.get(cards)
+    if found is None:
+        found = _FINGERPRINTS[cards] = _sha256(
+            [attrs.asdict(x, recurse=True) for group in (cards.families, cards.series,
+             cards.races, cards.guilds, cards.defense, cards.attack) for x in group])
+    return found
+
+
+_FINGERPRINTS: "weakref.WeakKeyDictionary[CardSet, str]" = weakref.WeakKeyDictionary()
 
 
 def _cross_check(groups: dict[str, tuple], source: str) -> None:
@@ -492,16 +544,112 @@ def _cross_check(groups: dict[str, tuple], source: str) -> None:
                                         "range skills belong on attack cards")
 
 
-def load_cards(path: str | Path | None = None) -> CardSet:
-    """Load `cards.toml` (the shipped one by default). Raises CardDataError."""
+# The largest card data file read (the shipped cards.toml is about 64 KB): anything
+# larger is refused before it is read, with its size named (README "Files and limits").
+MAX_CARD_BYTES = 2 * 1024 * 1024
+
+
+def load_cards(path: str | Path | None = None, for_game: bool = True) -> CardSet:
+    """Load `cards.toml` (the shipped one by default). Raises CardDataError.
+
+    Only a regular file of at most MAX_CARD_BYTES is read (`rules.files.read_bounded`).
+    `for_game`: the data must be able to make a game — not empty, and `check_playable`
+    (at least a 3-player game with every card); `tactical cards` lists any card data, a
+    card set being written included, and passes False."""
     p = Path(path) if path is not None else DEFAULT_CARDS_PATH
     try:
-        text = p.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise CardDataError(f"{p}: cannot read card data: {exc.strerror or exc}") from None
+        data = read_bounded(p, MAX_CARD_BYTES)
+    except FileProblem as exc:
+        code = "unreadable" if exc.code == "os_error" else exc.code
+        raise CardDataError(f"{p}: cannot read card data: {exc}", code, str(p),
+                            **exc.params) from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CardDataError(f"{p}: not UTF-8 text (byte {exc.start})") from None
-    return parse_cards(text, source=str(p))
+        raise CardDataError(f"{p}: not UTF-8 text (byte {exc.start})", "not_utf8", str(p),
+                            byte=exc.start) from None
+    cards = parse_cards(text, source=str(p))
+    if not for_game:
+        return cards
+    if not any((cards.families, cards.series, cards.races, cards.guilds, cards.defense,
+                cards.attack)):
+        raise CardDataError(f"{p}: the file holds no card data", "empty", str(p))
+    check_playable(cards)
+    return cards
+
+
+# --------------------------------------------------------------------- can it make a game
+
+@frozen
+class Shortage:
+    """Card data too small for a game (§4 セットアップ, §5-1, §5-2, §5-3): `what` is
+    ``guilds`` (1 per player), ``races`` (2 per player), ``draft`` (8 defense cards per
+    player, copies counted) or ``targets`` (the bid targets of every round: targets per
+    round × rounds, by the number of players); `need` and `have` the counts."""
+
+    what: str
+    need: int
+    have: int
+    players: int
+    first_game: bool
+
+    @property
+    def short(self) -> int:
+        return self.need - self.have
+
+    def english(self) -> str:
+        n, where = self.players, ("the initial set (cards without the star)"
+                                  if self.first_game and self.what in ("draft", "targets")
+                                  else "the card data")
+        from .state import BID_ROUNDS
+        per, rounds = BID_ROUNDS[n]
+        what = {"guilds": f"guilds for {n} players: {self.need} needed (1 per player)",
+                "races": f"races for {n} players: {self.need} needed (2 per player)",
+                "draft": f"defense cards for the draft of {n} players: {self.need} needed "
+                         "(8 per player, copies counted)",
+                "targets": f"attack cards for the bid targets of {n} players: {self.need} "
+                           f"needed ({per} per round × {rounds} rounds)"}[self.what]
+        return f"too few {what}, {self.have} in {where} ({self.short} short)"
+
+
+class NotPlayable(CardDataError, ValueError):
+    """Card data that cannot make the game asked for; `params["shortages"]` says what is
+    short and by how much. A ValueError too, as `new_game` raised before."""
+
+
+def shortages(cards: CardSet, players: int, first_game: bool = False) -> list[Shortage]:
+    """What the card set lacks for a game of `players` (3..5), in the first-game mode
+    (§4: the decks of the initial set only) or with every card. Empty: it can.
+
+    §5-1: a guild per player, two race candidates per player. §5-2: 8 defense cards dealt
+    to each player before the draft (the discard pile is empty then, so §7's reshuffle
+    cannot help). §5-3: each bid round reveals the players' number of targets from the
+    attack deck; won targets leave it, so with fewer than targets × rounds attack cards a
+    round could not reveal as many as §5-3 says (docs/RULINGS.md R30)."""
+    from .state import BID_ROUNDS, DRAFT_HAND_SIZE
+    n = players
+    per, rounds = BID_ROUNDS[n]
+    defense = sum(c.copies for c in cards.defense if not (first_game and c.star))
+    attack = sum(1 for c in cards.attack if not (first_game and c.star))
+    out = []
+    for what, need, have in (("guilds", n, len(cards.guilds)), ("races", 2 * n, len(cards.races)),
+                             ("draft", DRAFT_HAND_SIZE * n, defense),
+                             ("targets", per * rounds, attack)):
+        if have < need:
+            out.append(Shortage(what, need, have, n, first_game))
+    return out
+
+
+def check_playable(cards: CardSet, players: int = 3, first_game: bool = False) -> None:
+    """Raise NotPlayable naming every shortage (`shortages`) of the card set for a game of
+    `players` in the first-game mode or not. By default: the smallest game, 3 players with
+    every card — card data that cannot make that cannot make any game."""
+    found = shortages(cards, players, first_game)
+    if found:
+        text = "; ".join(s.english() for s in found)
+        raise NotPlayable(f"{cards.source}: cannot make a game: {text}", "short",
+                          cards.source, shortages=tuple(found), players=players,
+                          first_game=first_game)
 
 
 _DEFAULT: list[CardSet] = []

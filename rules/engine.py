@@ -30,7 +30,7 @@ from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace
                       refuse)
 from .bidding import TargetResult, auction_options, resolve_target
 from .build import available_material, final_stats, violations
-from .cards import CardSet, default_cards
+from .cards import CardSet, check_playable, default_cards
 from .events import (Appraised, AuctionUsed, BidCardChosen, BidPlaced, BidRoundStarted,
                      BidsRevealed, BuildConfirmed, BuildRevealed, BuildStarted, CardAssigned,
                      CardPicked, CardRemoved, CardsReturned, DeckReshuffled, DieRolled,
@@ -77,8 +77,7 @@ def new_game(config: Config = Config(), cards: Optional[CardSet] = None,
     targets of bid rounds 1 and 2 revealed."""
     cards = cards or default_cards()
     n = config.players
-    if len(cards.guilds) < n or len(cards.races) < 2 * n:
-        raise ValueError(f"{cards.source}: not enough guilds or races for {n} players")
+    check_playable(cards, n, config.first_game)   # NotPlayable (a ValueError) naming what is short
     events: Events = []
     rs = R.seed_state(seed)
     guilds, rs = R.shuffle(rs, [g.id for g in cards.guilds])

@@ -10,7 +10,7 @@ from textual.widgets import RichLog
 
 from rules import Config, IllegalAction
 from rules import events as E
-from rules.cards import CardSet, default_cards
+from rules.cards import CardDataError, CardSet, default_cards
 
 from .i18n import t
 from .safe import as_text, lines_text, plain
@@ -247,8 +247,15 @@ class TacticalApp(App):
                 lock = GameLock.acquire(path)
             except OSError:
                 pass                    # an unwritable folder: autosave warns, play goes on
-        table = GameTable(Config(players=players, first_game=first_game), setups, seed,
-                          self.cards, save_path=path, lang=self.lang, lock=lock)
+        try:
+            table = GameTable(Config(players=players, first_game=first_game), setups, seed,
+                              self.cards, save_path=path, lang=self.lang, lock=lock)
+        except CardDataError as exc:           # card data too small for this game (R30)
+            if lock is not None:
+                lock.release()
+            from .text import card_error_text
+            self.notify(card_error_text(exc, self.lang), severity="error", timeout=15)
+            return
         self.ai_delay = delay
         table.autosave()
         self._begin(table)

@@ -131,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
             lang = args.sub_lang or lang
             if args.summary or args.write or args.check:
                 from .cards_summary import summary_cli
-                return summary_cli(load_cards(args.sub_cards or args.cards), lang,
+                return summary_cli(load_cards(args.sub_cards or args.cards, for_game=False), lang,
                                    write=args.write, check=args.check)
-            print_cards(load_cards(args.sub_cards or args.cards), lang,
+            print_cards(load_cards(args.sub_cards or args.cards, for_game=False), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
         if args.command == "balance":
@@ -169,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
                     quick=args.quick, seed=args.seed, resume=args.resume, seats=seats).run()
         return 0
     except CardDataError as exc:
-        print(plain(f"{ui('err.cards', lang)}: {exc}", lines=True), file=sys.stderr)
+        from .text import card_error_text
+        print(plain(f"{ui('err.cards', lang)}: {card_error_text(exc, lang)}", lines=True),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(ui("interrupted", lang), file=sys.stderr)

@@ -14,18 +14,23 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
+import attrs
 import cattrs
 from attrs import frozen
+from cattrs.errors import IterableValidationNote
 
 from rules import ACTION_TYPES, Config, IllegalAction
-from rules.cards import CardSet
+from rules.cards import CardDataError, CardSet
+from rules.files import DIGIT_LIMIT, FileProblem, is_digit_limit_error, read_bounded
 
-from .seeds import valid_seed
+from .seeds import SEED_LIMIT
 
 FORMAT = 1
-MAX_BYTES = 8 * 1024 * 1024        # a save is a few dozen KB; anything huge is not a save
+# The largest save or replay file read: a save is a few dozen KB; anything larger is not a
+# save and is refused before it is read (README "Files and limits").
+MAX_BYTES = 8 * 1024 * 1024
 _ACTIONS = {t.__name__: t for t in ACTION_TYPES}
-_conv = cattrs.Converter(forbid_extra_keys=True)
+_conv = cattrs.Converter(forbid_extra_keys=True)   # writing; reading uses _strict (below)
 
 
 class SaveError(Exception):
@@ -46,6 +51,27 @@ class SaveError(Exception):
         if self.code == "bad_action" and lang != "en":
             from .text import refusal_params
             params.update(refusal_params(cards, {"action": params["action"]}, lang))
+        if isinstance(params.get("detail"), CardDataError):   # cannot_start: cards too few
+            from .text import card_error_text
+            params["detail"] = card_error_text(params["detail"], lang)  # type: ignore[arg-type]
+        if "got" in params:
+            kind, shown = params["got"]  # type: ignore[misc]
+            params["got"] = _GOT[lang][kind].format(shown)
+        if "expected" in params:
+            params["expected"] = _EXPECTED[lang][params["expected"]]  # type: ignore[index]
+        if "allowed" in params:
+            params["allowed"] = _one_of(params["allowed"], lang)  # type: ignore[arg-type]
+        if "name" in params:
+            params["name"] = params["name"][1] or _GOT[lang][params["name"][0]]  # type: ignore[index]
+        if self.code == "bad_action":
+            params["note"] = _UNRECORDED[lang] if params.get("unrecorded") else ""
+        if "kind" in params:
+            from .text import file_kind_text
+            params["kind"] = file_kind_text(params["kind"], lang)  # type: ignore[arg-type]
+        if "size" in params:
+            from .text import cap_text, size_text
+            params["size"] = size_text(params["size"], lang)  # type: ignore[arg-type]
+            params["cap"] = cap_text(params["cap"])  # type: ignore[arg-type]
         if "os_error" in params:
             from .text import os_error_text
             params["detail"] = os_error_text(params["os_error"], lang)  # type: ignore[arg-type]
@@ -79,8 +105,12 @@ SAVE_PROBLEMS: dict[str, dict[str, str]] = {
     "missing": {"en": "damaged save file (missing {key!r})",
                 "ja": "壊れた保存ファイルです（{key}がありません）"},
     "damaged": {"en": "damaged save file ({detail})", "ja": "壊れた保存ファイルです（{detail}）"},
-    "too_large": {"en": "not a save file (too large: {size} bytes)",
-                  "ja": "保存ファイルではありません（大きすぎます: {size}バイト）"},
+    "too_large": {"en": "not a save file (too large: {size}; a save is at most {cap})",
+                  "ja": "保存ファイルではありません（大きすぎます: {size}。保存ファイルは最大{cap}です）"},
+    "not_regular": {"en": "not a save file ({kind}, not a regular file)",
+                    "ja": "保存ファイルではありません（通常のファイルではなく{kind}です）"},
+    "huge_number": {"en": "not a save file (a number with more than {digits} digits)",
+                    "ja": "保存ファイルではありません（{digits}桁を超える数があります）"},
     "unreadable": {"en": "cannot read the file ({detail})",
                    "ja": "ファイルを読めません（{detail}）"},
     "empty": {"en": "the file is empty", "ja": "ファイルが空です"},
@@ -88,9 +118,53 @@ SAVE_PROBLEMS: dict[str, dict[str, str]] = {
                  "ja": "保存ファイルではありません（UTF-8のテキストではありません）"},
     "cannot_start": {"en": "cannot start this game ({detail})",
                      "ja": "このゲームを開始できません（{detail}）"},
-    "bad_action": {"en": "action {n} ({action}) does not apply: {reason}",
-                   "ja": "{n}番目の行動（{action}）を適用できません: {reason}"},
+    "bad_action": {"en": "action {n} ({action}) does not apply: {reason}{note}",
+                   "ja": "{n}番目の行動（{action}）を適用できません: {reason}{note}"},
+    # a field of the save, strictly structured (`field`: its path, e.g. config.players)
+    "wrong_type": {"en": "damaged save file ({field}: {got} is not {expected})",
+                   "ja": "壊れた保存ファイルです（{field}: {got}は{expected}ではありません）"},
+    "not_one_of": {"en": "damaged save file ({field}: {value} is not {allowed})",
+                   "ja": "壊れた保存ファイルです（{field}: {value}は{allowed}のどれでもありません）"},
+    "out_of_range": {"en": "damaged save file ({field}: {value} is not between {lo} and {hi})",
+                     "ja": "壊れた保存ファイルです（{field}: {value}は{lo}から{hi}までの範囲外です）"},
+    "too_big": {"en": "damaged save file ({field}: the number is too large)",
+                "ja": "壊れた保存ファイルです（{field}: 数が大きすぎます）"},
+    "unknown_field": {"en": "damaged save file ({field}: unknown field)",
+                      "ja": "壊れた保存ファイルです（{field}: 不明な項目です）"},
+    "unknown_action": {"en": "damaged save file ({field}: {name} is not an action)",
+                       "ja": "壊れた保存ファイルです（{field}: {name}は行動の種類ではありません）"},
+    "seat_count": {"en": "damaged save file ({field}: {n} seats for {players} players)",
+                   "ja": "壊れた保存ファイルです（{field}: {players}人のゲームに{n}席分あります）"},
+    "too_many_actions": {"en": "damaged save file ({field}: more than {limit} actions)",
+                         "ja": "壊れた保存ファイルです（{field}: 行動が{limit}個を超えています）"},
+    "bad_field": {"en": "damaged save file ({field}: a value a save cannot have)",
+                  "ja": "壊れた保存ファイルです（{field}: 保存ファイルにありえない値です）"},
+    "unexpected": {"en": "damaged save file (content this TACTICAL cannot read)",
+                   "ja": "壊れた保存ファイルです（このTACTICALでは読めない内容です）"},
+    "other_cards": {"en": "this game was saved with other card data than {cards}",
+                    "ja": "このゲームは{cards}とは別のカードデータで保存されています"},
 }
+
+# How a field problem names a JSON value and a type, by language.
+_GOT = {"en": {"text": "the text {}", "number": "the number {}", "bool": "{}", "null": "null",
+               "list": "a list", "table": "a table"},
+        "ja": {"text": "文字列{}", "number": "数値{}", "bool": "{}", "null": "null",
+               "list": "リスト", "table": "オブジェクト"}}
+_EXPECTED = {"en": {"int": "a whole number", "str": "text", "bool": "true or false",
+                    "table": "a table", "list": "a list"},
+             "ja": {"int": "整数", "str": "文字列", "bool": "trueかfalse",
+                    "table": "オブジェクト", "list": "リスト"}}
+_UNRECORDED = {"en": " (this save does not record the card data it was played with: it may "
+                     "be from other card data)",
+               "ja": "（この保存ファイルには対戦時のカードデータの記録がありません。別のカード"
+                     "データのゲームかもしれません）"}
+
+
+def _one_of(values: tuple, lang: str) -> str:
+    if lang == "ja":
+        return "、".join(values)
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+
 
 
 @frozen
@@ -120,6 +194,9 @@ class SaveData:
     lang: str = "en"
     finished: bool = False
     ai: tuple[AINote, ...] = ()
+    # rules.cards.fingerprint of the card data the game was played with; "" in saves
+    # written before it was recorded (they load, see `check_card_data`)
+    card_data: str = ""
 
 
 def save_dir() -> Path:
@@ -158,17 +235,24 @@ def action_to_dict(action) -> dict:
     return d
 
 
-def action_from_dict(d: dict):
-    if not isinstance(d, dict) or not isinstance(d.get("type"), str):
-        raise ValueError("an action must be a table with a type")
-    cls = _ACTIONS.get(d["type"])
+def action_from_dict(d: Any):
+    """An action from its table in a save, strictly: the type must be an action's name,
+    every field the action's type exactly (no "4" or 4.9 for 4, no "no" for false), no
+    field missing or extra. Raises _Bad naming the field."""
+    if not isinstance(d, dict):
+        raise _Bad("wrong_type", expected="table", got=_shown(d))
+    if "type" not in d:
+        raise _Bad("missing", "type")
+    name = d["type"]
+    cls = _ACTIONS.get(name) if type(name) is str else None
     if cls is None:
-        raise ValueError(f"unknown action type {d['type']!r}")
+        raise _Bad("unknown_action", "type", name=_shown(name))
     fields = {k: v for k, v in d.items() if k != "type"}
-    for v in fields.values():
-        if type(v) not in (int, str):
-            raise ValueError(f"{d['type']}: fields must be numbers or text")
-    return _conv.structure(fields, cls)
+    try:
+        return _strict.structure(fields, cls)
+    except Exception as exc:  # noqa: BLE001 - every problem becomes one message
+        where, bad = _locate(exc)
+        raise _Bad(bad.code, where, **bad.params) from None
 
 
 def to_json(data: SaveData) -> str:
@@ -178,6 +262,7 @@ def to_json(data: SaveData) -> str:
         "seats": [_conv.unstructure(s) for s in data.seats],
         "actions": [action_to_dict(a) for a in data.actions],
         "ai": [_note_to_dict(x) for x in data.ai],
+        "card_data": data.card_data,
     }
     return json.dumps(raw, ensure_ascii=False, indent=1)
 
@@ -250,8 +335,175 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+# ----------------------------------------------------------------- strict structuring
+#
+# Every value of a save is structured strictly (a cattrs Converter with forbid_extra_keys
+# and hooks that accept exactly their type): a problem is a `_Bad` with a SAVE_PROBLEMS
+# code, and `_locate` finds the field it is in through cattrs' error tree, so the message
+# names the field (``config.players: 7 is not 3, 4 or 5``) in the player's language and
+# never shows Python's own words.
+
+LEVELS = ("random", "easy", "normal", "hard")
+LANGS = ("ja", "en")
+MAX_ACTIONS = 100_000
+
+
+class _Bad(Exception):
+    """A value a save cannot have: a SAVE_PROBLEMS code with its params, at `where` below
+    the place being structured ("" = that place)."""
+
+    def __init__(self, code: str, where: str = "", **params: Any) -> None:
+        super().__init__(code)
+        self.code, self.where, self.params = code, where, params
+
+
+def _shown(value: Any) -> tuple[str, str]:
+    """(kind, text) of a JSON value for a message: text / number / bool / null / list /
+    table, shown short and with control characters escaped."""
+    if value is None:
+        return "null", "null"
+    if type(value) is bool:
+        return "bool", "true" if value else "false"
+    if type(value) in (int, float):
+        text = str(value) if type(value) is int else repr(value)
+        return "number", text if len(text) <= 24 else text[:20] + "…"
+    if type(value) is str:
+        text = json.dumps(value[:40], ensure_ascii=False)
+        text = "".join(c if not 0x7f <= ord(c) <= 0x9f else f"\\u{ord(c):04x}" for c in text)
+        return "text", text if len(value) <= 40 else text[:-1] + '…"'
+    return ("list", "") if isinstance(value, list) else ("table", "")
+
+
+def _join(path: str, name: object) -> str:
+    name = str(name)
+    if not name or name.startswith("["):
+        return path + name
+    return f"{path}.{name}" if path else name
+
+
+def _locate(exc: BaseException, path: str = "") -> tuple[str, _Bad]:
+    """The field path and the problem of the first error in a cattrs error tree."""
+    while True:
+        if isinstance(exc, _Bad):
+            return _join(path, exc.where), exc
+        if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+            return _join(path, sorted(map(str, exc.extra_fields))[0]), _Bad("unknown_field")
+        if isinstance(exc, (cattrs.ClassValidationError, cattrs.IterableValidationError)):
+            with_notes, without = exc.group_exceptions()
+            if without:
+                exc = without[0]
+                continue
+            exc, note = with_notes[0]
+            path = _join(path, f"[{note.index}]" if isinstance(note, IterableValidationNote)
+                         else note.name)
+            continue
+        if isinstance(exc, KeyError):
+            return path, _Bad("missing")
+        return path, _Bad("bad_field")
+
+
+def _exactly(kind: type, expected: str) -> Any:
+    def hook(value: Any, _t: Any) -> Any:
+        if type(value) is not kind:
+            raise _Bad("wrong_type", expected=expected, got=_shown(value))
+        if kind is int and not -SEED_LIMIT < value < SEED_LIMIT:
+            raise _Bad("too_big")
+        return value
+    return hook
+
+
+def _make_strict() -> cattrs.Converter:
+    import typing
+
+    from cattrs.gen import make_dict_structure_fn
+    conv = cattrs.Converter(forbid_extra_keys=True)
+    conv.register_structure_hook(int, _exactly(int, "int"))
+    conv.register_structure_hook(str, _exactly(str, "str"))
+    conv.register_structure_hook(bool, _exactly(bool, "bool"))
+
+    def literal(value: Any, t: Any) -> Any:
+        allowed = typing.get_args(t)
+        if type(value) not in {type(a) for a in allowed} or value not in allowed:
+            raise _Bad("not_one_of", value=_shown(value)[1] or _shown(value)[0],
+                       allowed=tuple(_shown(a)[1] for a in allowed))
+        return value
+    conv.register_structure_hook_func(lambda t: typing.get_origin(t) is typing.Literal, literal)
+
+    def tables(cl: type) -> Any:               # an attrs class comes from a table only
+        inner = make_dict_structure_fn(cl, conv, _cattrs_forbid_extra_keys=True)
+
+        def hook(value: Any, t: Any) -> Any:
+            if not isinstance(value, dict):
+                raise _Bad("wrong_type", expected="table", got=_shown(value))
+            return inner(value, t)
+        return hook
+    conv.register_structure_hook_factory(attrs.has, tables)
+
+    def sequence(value: Any, t: Any) -> Any:   # a tuple or list comes from a list only
+        if type(value) is not list:
+            raise _Bad("wrong_type", expected="list", got=_shown(value))
+        args = typing.get_args(t)
+        if len(args) == 2 and args[1] is Ellipsis or typing.get_origin(t) is list:
+            types = [args[0] if args else Any] * len(value)
+        else:
+            types = list(args)
+            if len(value) != len(types):
+                raise _Bad("wrong_type", expected="list", got=_shown(value))
+        out = []
+        for i, (item, tp) in enumerate(zip(value, types)):
+            try:
+                out.append(item if tp is Any else conv.structure(item, tp))
+            except Exception as exc:  # noqa: BLE001
+                where, bad = _locate(exc, f"[{i}]")
+                raise _Bad(bad.code, where, **bad.params) from None
+        return tuple(out) if typing.get_origin(t) is tuple else out
+    conv.register_structure_hook_func(lambda t: typing.get_origin(t) in (tuple, list), sequence)
+
+    config_table, seat_table = tables(Config), tables(SeatEntry)
+
+    def config(value: Any, t: Any) -> Config:
+        if isinstance(value, dict) and "players" not in value:   # never a default count
+            raise _Bad("missing", "players")
+        if isinstance(value, dict):
+            try:
+                players = _exactly(int, "int")(value["players"], int)
+            except _Bad as bad:
+                raise _Bad(bad.code, "players", **bad.params) from None
+            if players not in (3, 4, 5):
+                raise _Bad("not_one_of", "players", value=str(players), allowed=("3", "4", "5"))
+        return config_table(value, t)
+    conv.register_structure_hook(Config, config)
+
+    def seat(value: Any, t: Any) -> SeatEntry:
+        entry = seat_table(value, t)
+        if entry.level not in LEVELS:
+            raise _Bad("not_one_of", "level", value=_shown(entry.level)[1],
+                       allowed=tuple(_shown(x)[1] for x in LEVELS))
+        return entry
+    conv.register_structure_hook(SeatEntry, seat)
+    return conv
+
+
+def _list(raw: dict, key: str) -> list:
+    value = raw[key]
+    if type(value) is not list:
+        raise _Bad("wrong_type", key, expected="list", got=_shown(value))
+    return value
+
+
+def _field(raw: dict, key: str, tp: Any) -> Any:
+    try:
+        return _strict.structure(raw[key], tp)
+    except KeyError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        where, bad = _locate(exc, key)
+        raise _Bad(bad.code, where, **bad.params) from None
+
+
 def parse(text: str, source: str) -> SaveData:
-    """Parse a save file's text. Raises SaveError with the file and the problem."""
+    """Parse a save file's text, strictly (see above). Raises SaveError with the file,
+    the field and the problem."""
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -259,6 +511,10 @@ def parse(text: str, source: str) -> SaveData:
                         col=exc.colno) from None
     except RecursionError:
         raise SaveError(source, "too_deep") from None
+    except ValueError as exc:       # Python's limit on the digits of a number
+        if not is_digit_limit_error(exc):
+            raise
+        raise SaveError(source, "huge_number", digits=DIGIT_LIMIT) from None
     if not isinstance(raw, dict):
         raise SaveError(source, "not_object")
     fmt = raw.get("format")
@@ -268,53 +524,79 @@ def parse(text: str, source: str) -> SaveData:
         raise SaveError(source, "newer", fmt=fmt, this=FORMAT)
     if fmt < 1:
         raise SaveError(source, "unknown_format", fmt=fmt)
+    fields = {f.name: f for f in attrs.fields(attrs.resolve_types(SaveData))}
     try:
-        seed = raw["seed"]
-        if not valid_seed(seed):                    # 0 .. 2**64-1 (tactical_tui.seeds)
-            raise ValueError("seed must be a whole number")
-        config = _conv.structure(raw["config"], Config)
-        seats = tuple(_conv.structure(s, SeatEntry) for s in raw["seats"])
-        if len(seats) != config.players:
-            raise ValueError("one seat entry per player")
-        if not isinstance(raw["actions"], list):
-            raise ValueError("actions must be a list")
-        if len(raw["actions"]) > 100_000:
-            raise ValueError("too many actions")
+        for key in raw:
+            if key not in fields:
+                raise _Bad("unknown_field", str(key))
+        for name, f in fields.items():
+            if f.default is attrs.NOTHING and name not in raw:
+                raise _Bad("missing", name)
+        seed = _field(raw, "seed", int)
+        if not 0 <= seed < SEED_LIMIT:
+            raise _Bad("out_of_range", "seed", value=str(seed), lo="0", hi=str(SEED_LIMIT - 1))
+        config = _field(raw, "config", Config)
+        seats_raw = _list(raw, "seats")
+        if len(seats_raw) != config.players:
+            raise _Bad("seat_count", "seats", n=len(seats_raw), players=config.players)
+        seats = tuple(_field({f"seats[{i}]": s}, f"seats[{i}]", SeatEntry)
+                      for i, s in enumerate(seats_raw))
+        actions_raw = _list(raw, "actions")
+        if len(actions_raw) > MAX_ACTIONS:
+            raise _Bad("too_many_actions", "actions", limit=f"{MAX_ACTIONS:,}")
         actions = []
-        for i, a in enumerate(raw["actions"]):
+        for i, entry in enumerate(actions_raw):
             try:
-                actions.append(action_from_dict(a))
-            except Exception as exc:  # noqa: BLE001
-                raise ValueError(f"action {i + 1}: {_why(exc)}") from None
-        lang = raw.get("lang", "en")
-        if lang not in ("ja", "en"):
-            lang = "en"
-        finished = bool(raw.get("finished", False))
-        notes = _notes_from(raw.get("ai", []), len(actions))
-    except KeyError as exc:
-        raise SaveError(source, "missing", key=exc.args[0]) from None
-    except Exception as exc:  # noqa: BLE001
-        raise SaveError(source, "damaged", detail=_why(exc)) from None
-    return SaveData(fmt, seed, config, seats, tuple(actions), lang, finished, notes)
+                actions.append(action_from_dict(entry))
+            except _Bad as bad:
+                raise _Bad(bad.code, _join(f"actions[{i}]", bad.where), **bad.params) from None
+        values = {"format": fmt, "seed": seed, "config": config, "seats": seats,
+                  "actions": tuple(actions)}
+        if "lang" in raw:
+            values["lang"] = _field(raw, "lang", str)
+            if values["lang"] not in LANGS:
+                raise _Bad("not_one_of", "lang", value=_shown(values["lang"])[1],
+                           allowed=tuple(_shown(x)[1] for x in LANGS))
+        if "ai" in raw:                         # the AI seats' notes (reasons, memory)
+            try:
+                values["ai"] = _notes_from(raw["ai"], len(actions))
+            except ValueError:
+                raise _Bad("bad_field", "ai") from None
+        for name, f in fields.items():          # the rest (finished, card_data, …) by type
+            if name not in values and name != "lang" and name in raw:
+                values[name] = _field(raw, name, f.type)
+    except _Bad as bad:
+        if bad.code == "missing":
+            raise SaveError(source, "missing", key=bad.where) from None
+        raise SaveError(source, bad.code, field=bad.where, **bad.params) from None
+    except Exception:  # noqa: BLE001 - nothing above lets one out; never a traceback
+        raise SaveError(source, "unexpected") from None
+    return SaveData(**values)
 
 
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, cattrs.BaseValidationError):
-        lines = cattrs.transform_error(exc)
-        return lines[0] if lines else str(exc)
-    return str(exc) or type(exc).__name__
+def check_card_data(data: SaveData, cards: CardSet, source: str) -> None:
+    """A save played with other card data is refused before any action is replayed
+    (a different deck order would give another position, or a refusal deep in the
+    action list). A save written before the fingerprint was recorded (card_data "")
+    is replayed as it is: if its actions do not fit this card data, the refusal of the
+    first one that does not apply says so (`SaveError` "bad_action", with a note)."""
+    from rules.cards import fingerprint
+    now = fingerprint(cards)
+    if data.card_data and data.card_data != now:
+        raise SaveError(source, "other_cards", cards=cards.source,
+                        saved=data.card_data[:19], now=now[:19])
 
 
 def read(path: Path) -> SaveData:
+    """Read and parse a save (or replay) file: only a regular file of at most MAX_BYTES
+    (`rules.files.read_bounded`: no folder, pipe or device is ever read)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SaveError(path, "too_large", size=size)
-        data = path.read_bytes()
-    except SaveError:
-        raise
-    except OSError as exc:
-        raise SaveError(path, "unreadable", detail=exc.strerror or exc, os_error=exc) from None
+        data = read_bounded(path, MAX_BYTES)
+    except FileProblem as exc:
+        if exc.code == "os_error":
+            err = exc.params["os_error"]
+            raise SaveError(path, "unreadable", detail=err.strerror or err, os_error=err) from None
+        raise SaveError(path, exc.code, **exc.params) from None
     if not data.strip():
         raise SaveError(path, "empty")
     try:
@@ -327,6 +609,7 @@ def read(path: Path) -> SaveData:
 def replay(data: SaveData, cards: CardSet, source: str, upto: Optional[int] = None):
     """The states of a saved game: (initial state, [(action, state after, events)])."""
     from rules import apply, new_game
+    check_card_data(data, cards, source)
     try:
         state, events = new_game(data.config, cards, data.seed)
     except ValueError as exc:
@@ -336,8 +619,8 @@ def replay(data: SaveData, cards: CardSet, source: str, upto: Optional[int] = No
         try:
             state, ev = apply(state, action)
         except IllegalAction as exc:
-            raise SaveError(source, "bad_action", exc, n=i + 1,
-                            action=type(action).__name__) from None
+            raise SaveError(source, "bad_action", exc, n=i + 1, action=type(action).__name__,
+                            unrecorded=not data.card_data) from None
         steps.append((action, state, ev))
     return events, steps
 
@@ -611,3 +894,6 @@ def clean_temp_files(folders: Optional[list[Path]] = None) -> int:
             except OSError:
                 continue
     return removed
+
+
+_strict = _make_strict()

@@ -47,6 +47,8 @@ from rules.battle import ROUND_LIMIT
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 from rules.cards import STATS, CardSet, Stats, default_cards, parse_cards
 from rules.engine import copies_of
+from rules.files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_number_at,
+                         is_digit_limit_error, read_bounded)
 from rules.state import (BID_ROUNDS, Active, Attack, BattleState, Bid, BiddingState, ChanceScriptError,
                          GameState, Phase, Script, SeatState, Turn)
 
@@ -65,6 +67,8 @@ EVENTS: dict[str, type] = {name: cls for name, cls in vars(E).items()
                            if isinstance(cls, type) and issubclass(cls, E.Event)
                            and cls is not E.Event}
 NONE = "none"          # how a scenario writes Python's None (TOML has no null)
+# The largest scenario file read (they are a few KB): README "Files and limits".
+MAX_SCENARIO_BYTES = 1024 * 1024
 
 
 class ScenarioError(Exception):
@@ -207,15 +211,24 @@ def load_scenario(path: str | Path) -> Scenario:
     Raises ScenarioError for anything wrong with the file."""
     path = str(path)
     try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise _err(path, "", f"cannot read the file: {exc.strerror or exc}") from None
+        text = read_bounded(path, MAX_SCENARIO_BYTES).decode("utf-8")
+    except FileProblem as exc:
+        raise _err(path, "", f"cannot read the file: {exc}") from None
     except UnicodeDecodeError as exc:
         raise _err(path, "", f"not UTF-8 text (byte {exc.start})") from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _err(path, "", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise _err(path, "", "not valid TOML: nested too deeply") from None
+    except ValueError as exc:
+        if not is_digit_limit_error(exc):
+            raise
+        raise _err(path, "", f"a number with more than {DIGIT_LIMIT} digits") from None
+    huge = huge_number_at(raw)
+    if huge is not None:
+        raise _err(path, huge, f"the number is too large (the limit is {NUMBER_LIMIT_TEXT})")
     unknown = [k for k in raw if k not in SECTIONS]
     if unknown:
         raise _err(path, "", f"unknown section or key {unknown[0]!r} at the top level "
@@ -2037,7 +2050,7 @@ def scenario_files(paths: Iterable[str]) -> list[tuple[str, Optional[str]]]:
             if not found:
                 out.append((p, "no scenario files (*.toml) in this folder"))
             out.extend((str(f), None) for f in found)
-        elif path.is_file():
+        elif path.exists():            # a pipe or device: load_scenario says what it is
             out.append((p, None))
         else:
             out.append((p, "no such file or folder"))

@@ -69,11 +69,13 @@ class GameTable:
 
     # ------------------------------------------------------------------ saving
     def save_data(self):
+        from rules.cards import fingerprint
         from .saves import FORMAT, SaveData, SeatEntry
         return SaveData(FORMAT, self.seed, self.config,
                         tuple(SeatEntry(s.human, s.level) for s in self.seats),
                         tuple(self.history), self.lang, self.over,
-                        tuple(n for n in self.notes if n is not None))
+                        tuple(n for n in self.notes if n is not None),
+                        card_data=fingerprint(self.state.cards))
 
     def autosave(self) -> None:
         """Write the save file (atomically); a failure is remembered, play goes on."""
@@ -100,14 +102,21 @@ class GameTable:
         """Restore a saved game exactly: replay its actions from the seed. No AI is asked:
         each AI seat takes its own actions as remembered (its memory saved with them),
         and the log shows the reasons saved with them."""
-        from .saves import SaveError
+        from .saves import SaveError, check_card_data
+        check_card_data(data, cards, source)      # other card data: said before replaying
         seats = tuple(SeatSetup(s.human, s.level) for s in data.seats)
         try:
             table = cls(data.config, seats, data.seed, cards, save_path=save_path, lang=data.lang)
         except ValueError as exc:
             raise SaveError(source, "cannot_start", detail=exc) from None
         notes = {n.n: n for n in data.ai}
-        table.rebuild(list(data.actions), source, [notes.get(i) for i in range(len(data.actions))])
+        try:
+            table.rebuild(list(data.actions), source,
+                          [notes.get(i) for i in range(len(data.actions))])
+        except SaveError as exc:
+            if exc.code != "bad_action" or data.card_data:
+                raise
+            raise SaveError(source, exc.code, exc.refusal, **exc.params, unrecorded=True) from None
         return table
 
     def rebuild(self, actions: list, source: str = "history", notes: Optional[list] = None

@@ -11,6 +11,8 @@ from typing import Callable, Mapping
 
 from rules import events as E
 from rules.cards import CardSet
+from rules.files import cap_text
+from rules.files import size_text as rules_size_text
 
 LANGS = ("ja", "en")
 
@@ -497,6 +499,72 @@ def os_error_text(exc: BaseException, lang: str) -> str:
     if pair is not None:
         return pair[0 if lang == "ja" else 1]
     return getattr(exc, "strerror", None) or str(exc)
+
+
+# The kinds of file that are not regular files (rules.files.KINDS), as a message names them.
+_FILE_KINDS = {"directory": ("フォルダ", "a folder"), "fifo": ("名前付きパイプ", "a named pipe"),
+               "device": ("デバイス", "a device"), "socket": ("ソケット", "a socket"),
+               "other": ("特殊なファイル", "a special file")}
+
+
+def file_kind_text(kind: str, lang: str) -> str:
+    pair = _FILE_KINDS.get(kind, _FILE_KINDS["other"])
+    return pair[0 if lang == "ja" else 1]
+
+
+def size_text(size: int, lang: str) -> str:
+    """A byte count: ``52,428,800 bytes (50.0 MB)`` / ``52,428,800バイト（50.0 MB）``."""
+    if lang != "ja":
+        return rules_size_text(size)
+    if size < 1024 * 1024:
+        return f"{size:,}バイト"
+    return f"{size:,}バイト（{size / (1024 * 1024):.1f} MB）"
+
+
+_CARD_PROBLEMS_JA = {
+    "unreadable": "カードデータを読めません（{detail}）",
+    "not_regular": "通常のファイルではなく{kind}です",
+    "too_large": "カードデータが大きすぎます: {size}。最大{cap}です",
+    "not_utf8": "UTF-8のテキストではありません（{byte}バイト目）",
+    "huge_number": "{digits}桁を超える数があります",
+    "empty": "カードデータがありません",
+}
+_SHORT_JA = {
+    "guilds": "{n}人のゲームにはギルドが{need}枚必要です（1人1枚）",
+    "races": "{n}人のゲームには種族が{need}枚必要です（1人2枚）",
+    "draft": "{n}人の装備ドラフトにはディフェンスカードが{need}枚必要です（1人8枚、同じカードの複数枚も数えます）",
+    "targets": "{n}人の武器入札の入札対象にはアタックカードが{need}枚必要です（1ラウンド{per}枚×{rounds}ラウンド）",
+}
+
+
+def card_error_text(exc: BaseException, lang: str) -> str:
+    """A CardDataError as the player reads it: the file problems and the shortages of card
+    data that cannot make a game (rules.cards.Shortage) in Japanese too; a problem in the
+    data's schema (code ``invalid``) in the loader's English, which names the file, card
+    and field."""
+    code, params = getattr(exc, "code", "invalid"), dict(getattr(exc, "params", {}))
+    if lang != "ja" or code not in _CARD_PROBLEMS_JA and code != "short":
+        return str(exc)
+    source = getattr(exc, "source", "")
+    if code == "short":
+        from rules.state import BID_ROUNDS
+        parts = []
+        for sh in params["shortages"]:
+            per, rounds = BID_ROUNDS[sh.players]
+            where = ("初期セット（星マークのないカード）" if sh.first_game and sh.what in ("draft", "targets")
+                     else "カードデータ")
+            parts.append(_SHORT_JA[sh.what].format(n=sh.players, need=sh.need, per=per, rounds=rounds)
+                         + f"。{where}には{sh.have}枚です（{sh.short}枚不足）")
+        return f"{source}: ゲームを始められません: " + "。".join(parts)
+    if "os_error" in params:
+        params["detail"] = os_error_text(params["os_error"], lang)
+    if "kind" in params:
+        params["kind"] = file_kind_text(params["kind"], lang)
+    if "size" in params:
+        params["size"] = size_text(params["size"], lang)
+    if "cap" in params:
+        params["cap"] = cap_text(params["cap"]).replace(" bytes", "バイト")
+    return f"{source}: " + _CARD_PROBLEMS_JA[code].format(**params)
 
 
 def refusal_params(cards: CardSet, params: Mapping[str, object], lang: str) -> dict[str, object]:

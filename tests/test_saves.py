@@ -117,7 +117,7 @@ def _good_save(tmp_path) -> str:
 def _mutations(text: str, rnd: random.Random, n: int):
     raw = text.encode()
     for _ in range(n):
-        kind = rnd.randrange(7)
+        kind = rnd.randrange(10)
         if kind == 0:
             yield raw[: rnd.randrange(len(raw))]                      # truncated
         elif kind == 1:
@@ -142,6 +142,23 @@ def _mutations(text: str, rnd: random.Random, n: int):
             a = d["actions"][rnd.randrange(len(d["actions"]))]
             a["seat"] = rnd.choice([7, -1, 10 ** 20])
             yield json.dumps(d).encode()
+        elif kind == 7:                                                   # huge numbers
+            spot = rnd.choice([b'"seed": ', b'"players": ', b'"seat": '])
+            yield raw.replace(spot, spot + b"9" * rnd.choice([5000, 4301, 30]), 1)
+        elif kind == 8:                                                   # control characters
+            d = json.loads(text)
+            a = d["actions"][rnd.randrange(len(d["actions"]))]
+            key = rnd.choice([k for k in a if k != "seat"] or ["type"])
+            a[key] = rnd.choice(["\x1b[2J\x1b]0;pwned\x07", "x\x00y", "\x9b31m", "[/]"])
+            yield json.dumps(d, ensure_ascii=rnd.random() < 0.5).encode()
+        elif kind == 9:                                                   # wrong-typed fields
+            d = json.loads(text)
+            where = rnd.choice(["config", "seat", "action", "top"])
+            table = {"config": d["config"], "seat": rnd.choice(d["seats"]), "top": d,
+                     "action": rnd.choice(d["actions"])}[where]
+            key = rnd.choice(sorted(table))
+            table[key] = rnd.choice(["4", 4.9, "no", "true", True, False, 0.0, None, [], {}, 3])
+            yield json.dumps(d).encode()
         else:
             d = json.loads(text)
             d["actions"] = d["actions"][::-1]                             # wrong order
@@ -161,6 +178,10 @@ def test_fuzzed_save_files_never_crash(tmp_path):
             GameTable.from_save(read(path), cards, str(path))
         except SaveError as exc:
             assert str(path) in str(exc)
+            for lang in ("ja", "en"):          # never Python's own words (issue 14 point 4)
+                text = exc.text(lang, cards)
+                assert not any(w in text for w in ("object has no attribute", "Exceeds the limit",
+                                                   "object is not", "<class", "NoneType")), text
         assert path.read_bytes() == blob
 
 
