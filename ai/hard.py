@@ -98,7 +98,7 @@ def _reach(cards: CardSet, race, equipped) -> tuple:
                 continue
             for sk in card.skills:
                 if sk.effect.kind == "range" and sk.timing in ("attack", "any") \
-                        and stats.meets(sk.requires):
+                        and sk.requires.met_by(stats):
                     found.append((sk.mana,) + RANGE_AREA[sk.effect.range])
         out = _REACH[key] = tuple(found)
     return out

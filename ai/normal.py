@@ -279,7 +279,7 @@ class NormalPlayer:
                 continue
             for sk in card.skills:
                 if sk.effect.kind == "range" and sk.timing in (timing, "any") \
-                        and stats.meets(sk.requires) and sk.mana <= mana:
+                        and sk.requires.met_by(stats) and sk.mana <= mana:
                     out.append((c, sk))
         return out
 
@@ -290,7 +290,7 @@ class NormalPlayer:
         for c in self._equipped(obs, seat):
             for sk in self.cards.card(c).skills:
                 if sk.timing == "defend" and sk.effect.kind == "add_zero_chips" \
-                        and stats.meets(sk.requires) and sk.mana <= obs.seats[seat].mana:
+                        and sk.requires.met_by(stats) and sk.mana <= obs.seats[seat].mana:
                     best = max(best, sk.effect.count)
         return best
 

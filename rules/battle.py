@@ -74,7 +74,7 @@ def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple
         if not series_active(state, seat, card):
             continue
         for sk in state.cards.card(card).skills:
-            if sk.timing in timings and stats.meets(sk.requires):
+            if sk.timing in timings and sk.requires.met_by(stats):
                 out.append((card, sk))
     return out
 
@@ -472,8 +472,8 @@ def _skill_problem(state: GameState, seat: int, card: str, skill: str,
     if sk.timing not in timings:
         return no("wrong_timing", skill=skill, timing=sk.timing, now=now)
     stats = stats_of(state, seat)
-    if not stats.meets(sk.requires):
-        need = sk.requires.nonzero()
+    if not sk.requires.met_by(stats):
+        need = sk.requires.as_dict()
         return no("requirements_not_met", skill=skill, requires=need,
                   have={k: stats[k] for k in need})
     return None

@@ -95,14 +95,47 @@ class Stats:
     def nonzero(self) -> dict[str, int]:
         return {k: v for k, v in zip(STATS, self.values) if v}
 
-    def meets(self, requires: "Stats") -> bool:
-        """§2 スキルの発動条件: every listed stat must be at least its value."""
-        return all(have >= need for have, need in zip(self.values, requires.values))
-
     @classmethod
     def of(cls, **kw: int) -> "Stats":
         kw = {("def" if k == "def_" else k): v for k, v in kw.items()}
         return cls(tuple(kw.get(s, 0) for s in STATS))  # type: ignore[arg-type]
+
+
+@frozen
+class Requirements:
+    """§2 スキルの発動条件: the final stats a skill lists, each with the value it needs —
+    and nothing else. 「最終能力値が必要値以上であれば、その条件を満たします。」「発動条件が
+    記載されていないスキルは、能力値による条件なしで使用できます。」 So a stat the skill does
+    not list is no requirement at all (a negative final stat blocks nothing), while a
+    listed ``def = 0`` is a requirement like any other (final defense ≥ 0).
+
+    `listed` holds (stat, value) pairs in the order of STATS, each stat at most once."""
+
+    listed: tuple[tuple[str, int], ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        names = [k for k, _ in self.listed]
+        _check(all(k in STATS for k in names), f"unknown stat in {names} (stats: {', '.join(STATS)})")
+        _check(len(set(names)) == len(names), "a stat is listed twice")
+        _check(names == sorted(names, key=STATS.index), "requirements are kept in stat order")
+
+    def met_by(self, stats: Stats) -> bool:
+        """§2: every listed stat is at least its value (all of them, 「そのすべてを満たす」)."""
+        return all(stats[k] >= need for k, need in self.listed)
+
+    def items(self) -> list[tuple[str, int]]:
+        return list(self.listed)
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.listed)
+
+    def __bool__(self) -> bool:
+        return bool(self.listed)
+
+    @classmethod
+    def of(cls, **kw: int) -> "Requirements":
+        kw = {("def" if k == "def_" else k): v for k, v in kw.items()}
+        return cls(tuple((s, kw[s]) for s in STATS if s in kw))
 
 
 @frozen
@@ -156,7 +189,7 @@ class Skill:
     name: Text
     family: str
     effect: Effect
-    requires: Stats = Stats()
+    requires: Requirements = Requirements()
     mana: int = 0
     timing: str = "any"
     exclusive: bool = False        # 併用不可
@@ -343,12 +376,19 @@ def _structure_stats(value: Any, _t: Any) -> Stats:
     return Stats(tuple(value.get(s, 0) for s in STATS))  # type: ignore[arg-type]
 
 
+def _structure_requirements(value: Any, _t: Any) -> Requirements:
+    """A skill's `requires` table: only the stats it lists (§2 スキルの発動条件)."""
+    listed = _structure_stats(value, _t)
+    return Requirements(tuple((s, listed[s]) for s in STATS if s in value))
+
+
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     conv.register_structure_hook(int, _strict(int))
     conv.register_structure_hook(str, _strict(str))
     conv.register_structure_hook(bool, _strict(bool))
     conv.register_structure_hook(Stats, _structure_stats)
+    conv.register_structure_hook(Requirements, _structure_requirements)
     return conv
 
 

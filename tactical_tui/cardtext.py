@@ -4,7 +4,7 @@ what a card says and what the rules do cannot drift apart."""
 from __future__ import annotations
 
 from rules.battle import RANGE_AREA, RANGE_CRIT
-from rules.cards import AttackCard, CardSet, DefenseCard, Effect, Skill, Stats
+from rules.cards import AttackCard, CardSet, DefenseCard, Effect, Requirements, Skill, Stats
 
 STAT_NAMES = {
     "ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},
@@ -87,9 +87,11 @@ def effect_text(e: Effect, timing: str, lang: str) -> str:
     raise ValueError(f"no text for effect kind {k!r}")
 
 
-def requires_text(req: Stats, lang: str) -> str:
+def requires_text(req: Requirements, lang: str) -> str:
+    """§2 スキルの発動条件: exactly the stats the skill lists (a listed 0 too); none listed
+    is no requirement."""
     parts = [f"{STAT_NAMES[lang][k]}{v}" if lang == "ja" else f"{STAT_NAMES[lang][k]} {v}"
-             for k, v in req.items() if v]
+             for k, v in req.items()]
     if not parts:
         return "条件なし" if lang == "ja" else "no requirement"
     return "・".join(parts) if lang == "ja" else ", ".join(parts)

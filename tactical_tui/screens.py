@@ -459,7 +459,7 @@ class BuildScreen(GameScreen):
         usable = []
         for c in obs.equipped:
             for sk in cards.card(c).skills:
-                if stats.meets(sk.requires):
+                if sk.requires.met_by(stats):
                     usable.append(sk.name.get(self.lang))
         lines.append(self.tr("build.skills") + ": " + ("、" if self.lang == "ja" else ", ").join(usable or ["-"]))
         v = violations(cards, obs.race, obs.equipped, avail)
@@ -472,7 +472,7 @@ class BuildScreen(GameScreen):
             lines.append(self.tr("build.no_attack"))
         for c in obs.equipped:
             card = cards.card(c)
-            if card.is_attack and not any(sk.effect.kind == "range" and stats.meets(sk.requires)
+            if card.is_attack and not any(sk.effect.kind == "range" and sk.requires.met_by(stats)
                                           for sk in card.skills):
                 lines.append(self.tr("build.no_range", card=card.name.get(self.lang)))
         if obs.seats[self.seat].confirmed and obs.phase == "build":
@@ -680,7 +680,7 @@ class BattleScreen(GameScreen):
             card = self.cards.card(c)
             sk = []
             for s in card.skills:
-                ok = stats is not None and stats.meets(s.requires)
+                ok = stats is not None and s.requires.met_by(stats)
                 sk.append(("✓" if ok else "✗") + s.name.get(self.lang))
             lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
         return Text("\n".join(lines))
