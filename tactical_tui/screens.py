@@ -566,10 +566,11 @@ class BattleScreen(GameScreen):
             return self.tr("act.rest")
         if isinstance(a, A.EndTurn):
             return self.tr("act.end")
-        if isinstance(a, A.StartAttack):
-            return self.tr("act.attack", card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
-        if isinstance(a, A.StartCounter):
-            return self.tr("act.counter", card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
+        if isinstance(a, (A.StartAttack, A.StartCounter)):
+            kind = "act.attack" if isinstance(a, A.StartAttack) else "act.counter"
+            if a.skill is None:
+                return self.tr(kind + "_card", card=c.card(a.card).name.get(lang))
+            return self.tr(kind, card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
         if isinstance(a, A.Activate):
             return self.tr("act.activate", skill=c.skill(a.skill).name.get(lang))
         if isinstance(a, A.Declare):
@@ -604,12 +605,13 @@ class BattleScreen(GameScreen):
         skill = None
         seat = self.seat
         if atk is not None and atk.stage != "done":
-            skill, seat = atk.range_skill, atk.attacker
-        else:
+            skill, seat = atk.range_skill, atk.attacker     # None while not declared yet
+        if skill is None:
             ol = self.query_one("#actions", OptionList)
             if ol.highlighted is not None and ol.highlighted < len(self._actions):
                 a = self._actions[ol.highlighted]
-                if isinstance(a, (A.StartAttack, A.StartCounter)):
+                if isinstance(a, (A.StartAttack, A.StartCounter)) or (
+                        isinstance(a, A.Declare) and self.cards.skill(a.skill).effect.kind == "range"):
                     skill = a.skill
         if skill is None or obs.seats[seat].area is None:
             return set(), set()

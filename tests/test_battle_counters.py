@@ -49,7 +49,8 @@ def test_6_counter_only_from_the_crit_area(chips, attacker, weapon, distance, of
     state, _ = attacked(chips, weapon, distance, attacker=attacker)
     if offered:
         assert pending(state).kind == "counter" and pending(state).seats == (1,)
-        assert set(legal_actions(state)) == {StartCounter(1, weapon, RANGE[weapon]), Decline(1)}
+        assert set(legal_actions(state)) == {StartCounter(1, weapon, RANGE[weapon]),
+                                             StartCounter(1, weapon), Decline(1)}
     else:
         assert pending(state).kind == "turn" and pending(state).seats == (0,)
 
@@ -62,7 +63,7 @@ def test_6_counter_needs_a_usable_range_skill(chips):
     assert pending(state).kind == "turn"
     state, _ = attacked(chips, "strong_bow", 3, attacker="bow", target_extra=["power_band"])
     assert set(legal_actions(state)) == {StartCounter(1, "strong_bow", "strong_bow_long"),
-                                         Decline(1)}
+                                         StartCounter(1, "strong_bow"), Decline(1)}
 
 
 def test_6_counter_needs_a_range_skill_usable_in_a_counter(chips):
@@ -72,11 +73,13 @@ def test_6_counter_needs_a_range_skill_usable_in_a_counter(chips):
     state, _ = attacked(chips, "sling", 3, attacker="bow")
     assert pending(state).kind == "turn"
     state, _ = attacked(chips, "sling", 3, attacker="bow", target_extra=["bow"])
-    assert set(legal_actions(state)) == {StartCounter(1, "bow", "bow_range"), Decline(1)}
+    assert set(legal_actions(state)) == {StartCounter(1, "bow", "bow_range"),
+                                         StartCounter(1, "bow"), Decline(1)}
 
 
 def test_6_counter_needs_the_mana_of_its_range_skill(chips):
-    """§6 魔力を消費するスキル: the Lance's range skill costs 1 — without mana no counter."""
+    """§6 魔力を消費するスキル: the Lance's range skill costs 1 — without mana (and with no
+    reduction to declare, see test_battle_mana.py) no counter."""
     state, _ = attacked(chips, "lance", 2, target_extra=["power_band"], mana=0)
     assert pending(state).kind == "turn"
     state, _ = attacked(chips, "lance", 2, target_extra=["power_band"], mana=1)
