@@ -96,6 +96,9 @@ REFUSALS: dict[str, str] = {
                             "only target is the attacker",
     "skills_closed": "{action} is not legal now: the attacker's skills are declared before "
                      "the targets are chosen",
+    "other_attack_card": "{action} is not legal now: {skill} is printed on {card}, another "
+                         "attack card; an attack or counter uses the skills of its own card "
+                         "(and of defense cards)",
     "range_skill_needed": "{action} is not legal now: declare one range skill of {card} first",
     "declared_not_payable": "{action} is not legal now: the declared skills cost {cost} mana "
                             "after reductions, and seat {seat} has {mana}",

@@ -279,10 +279,14 @@ TARGETING = ("extra_targets", "multi_area", "counter_block")
 
 def _with_card(state: GameState, pool: Iterable[tuple[str, Skill]], card: str,
                counter: bool) -> list[tuple[str, Skill]]:
-    """The skills of an attack or counter made with attack card `card`. Targeting skills
-    have nothing to do in a counter, whose one target is the attacker (RULINGS R24)."""
+    """§6 魔力を消費するスキル 「そのカードによる1回のアタックまたはカウンターでは、発動条件を
+    満たすスキルを任意で使用できます」: in an attack or counter made with attack card `card`,
+    the skills of `card` itself and of the seat's defense cards — never those printed on
+    another attack card (RULINGS R21). Targeting skills have nothing to do in a counter,
+    whose one target is the attacker (RULINGS R24)."""
     return [(c, sk) for c, sk in pool
-            if not (counter and sk.effect.kind in TARGETING)]
+            if (c == card or not state.cards.card(c).is_attack)
+            and not (counter and sk.effect.kind in TARGETING)]
 
 
 def _range_fits(state: GameState, seat: int, sk: Skill, counter: bool) -> bool:
@@ -637,6 +641,10 @@ def _declare_problem(state: GameState, action: Declare, declared: tuple[tuple[st
     per family, 併用不可, the whole set payable)."""
     s = action.seat
     cards = state.cards
+    if atk is not None and action.card != atk.card and action.card in state.seats[s].equipped \
+            and cards.card(action.card).is_attack \
+            and any(x.id == action.skill for x in cards.card(action.card).skills):
+        return no("other_attack_card", card=action.card, skill=action.skill)
     problem = _skill_problem(state, s, action.card, action.skill, timings, now, no)
     if problem:
         return problem

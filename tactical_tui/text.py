@@ -357,6 +357,8 @@ REFUSAL_UI: dict[str, dict[str, str]] = {
                                      "en": "{skill} chooses targets, and a counter's only target is the attacker"},
     "illegal.skills_closed": {"ja": "攻撃者のスキル宣言は終わっています（ターゲットを選ぶ前に宣言します）",
                               "en": "The attacker's skills are declared before the targets are chosen"},
+    "illegal.other_attack_card": {"ja": "《{skill}》は別のアタックカード{card}のスキルです（アタックとカウンターでは、使うカード自身とディフェンスカードのスキルだけを使えます）",
+                                  "en": "{skill} is printed on {card}, another attack card: an attack or counter uses the skills of its own card (and of defense cards)"},
     "illegal.range_skill_needed": {"ja": "先に{card}の距離スキルを1つ宣言してください",
                                    "en": "Declare one range skill of {card} first"},
     "illegal.declared_not_payable": {"ja": "宣言したスキルの支払う魔力は{cost}です（魔力軽減の後、現在魔力は{mana}）",

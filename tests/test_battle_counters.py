@@ -189,9 +189,11 @@ def test_6_knocked_out_target_does_not_counter(chips):
 
 
 def two_counterers(order=(0, 1, 2), block=False, **seat0):
-    """Seat 0 (Twin Blade + Mace, area 1) attacks seats 1 and 2 (Short Swords, area 2:
-    the attacker is in their crit area)."""
-    s0 = {"equip": ["twin_blade", "mace"], "area": 1}
+    """Seat 0 (Twin Blade + the two Moon cards, whose Hush blocks counters; area 1)
+    attacks seats 1 and 2 (Short Swords, area 2: the attacker is in their crit area). The
+    block is on a defense card: an attack card's skills work only in attacks made with
+    that card (RULINGS R21)."""
+    s0 = {"equip": ["twin_blade", "moon_amulet", "moon_ring"], "area": 1}
     s0.update(seat0)
     return position(3, {0: s0, 1: {"equip": ["short_sword"], "area": 2},
                         2: {"equip": ["short_sword"], "area": 2}}, order=order)
@@ -203,7 +205,7 @@ def test_6_counter_block_stops_every_target(chips):
     state = two_counterers()
     chips("miss")
     state, ev = attack(state, 0, "twin_blade", "twin_blade_range", 1, 2,
-                       declare=[("twin_blade", "twin_blade_sweep"), ("mace", "mace_stagger")])
+                       declare=[("twin_blade", "twin_blade_sweep"), ("moon_amulet", "moon_hush")])
     assert pending(state).kind == "turn" and pending(state).seats == (0,)
     # without the block both could have countered
     state = two_counterers()

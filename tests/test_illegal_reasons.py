@@ -171,9 +171,16 @@ def case_not_range_skill():
 
 
 def case_one_range_skill():
-    """§6 アタックカードの距離: 1回の処理で選べる距離は1つです."""
-    state = skills_stage("twin_blade", ("twin_blade", "short_sword"))
-    return state, Declare(0, "short_sword", "short_sword_range")
+    """§6 アタックカードの距離: 1回の処理で選べる距離は1つです (Strong Bow: mid, then long)."""
+    state = started("strong_bow", ("strong_bow", "power_band"))
+    return state, Declare(0, "strong_bow", "strong_bow_long")
+
+
+def case_other_attack_card():
+    """§6 魔力を消費するスキル: そのカードによる1回のアタック…では (RULINGS R21): the Mace's
+    Stagger is not declared in a Twin Blade attack."""
+    state = skills_stage("twin_blade", ("twin_blade", "mace"))
+    return state, Declare(0, "mace", "mace_stagger")
 
 
 def case_series_inactive():
