@@ -17,6 +17,7 @@ SKILL_WEIGHT = {
     "add_zero_chips": 0.9, "add_crit_chips": 0.6, "crit_value": 0.4, "extra_targets": 1.2,
     "multi_area": 0.8, "damage_reduction": 0.9, "mana_reduction": 0.3,
     "move_then_attack": 0.6, "fixed_draws": 0.1, "counter_block": 0.5, "range": 0.0,
+    "cause_crit": 0.6,
 }
 STAT_WEIGHT = {"mana": 0.35, "str": 0.12, "int": 0.12, "dex": 0.12, "def": 0.12, "agi": 0.2}
 

@@ -106,8 +106,8 @@ def compatible(state: GameState, declared: Iterable[tuple[str, str]], skill: Ski
     declared = [cards.skill(s) for _, s in declared]
     if any(d.id == skill.id for d in declared):
         return False
-    if skill.family in {d.family for d in declared}:
-        return False
+    if any(d.family == skill.family and not (d.combines or skill.combines) for d in declared):
+        return False                    # 併用が明記されている場合は、その記載に従います (R27)
     others = [d for d in declared if d.effect.kind != "range"]
     if skill.exclusive and others:
         return False
@@ -289,16 +289,22 @@ def _with_card(state: GameState, pool: Iterable[tuple[str, Skill]], card: str,
             and not (counter and sk.effect.kind in TARGETING)]
 
 
-def _range_fits(state: GameState, seat: int, sk: Skill, counter: bool) -> bool:
+def _range_fits(state: GameState, seat: int, card: str, sk: Skill, counter: bool) -> bool:
     """A range skill that can be used where the seats stand: an attack needs somebody in
     its attack area (§6 複数スキル 「ターゲットを1人も選べない場合はアタックできません」), a
-    counter the attacker in its crit area (§6 カウンター)."""
+    counter the attacker at a distance the card counters from (§6 カウンター)."""
     if counter:
         ts = state.seats[_countered(state)]
         if ts.knocked_out or ts.area is None:
             return False
-        return RANGE_CRIT[sk.effect.range] == distance(state.seats[seat].area, ts.area)
+        return distance(state.seats[seat].area, ts.area) in counter_distances(state, card, sk)
     return bool(_in_range(state, seat, sk.effect.range))
+
+
+def counter_distances(state: GameState, card: str, sk: Skill) -> tuple[int, ...]:
+    """§6 カウンター: the crit area of the range skill — or, §8 FAQ 「カードやスキルに別の
+    記載がある場合は、その記載に従います」, the distances the card states (RULINGS R30)."""
+    return state.cards.card(card).counter_distances or (RANGE_CRIT[sk.effect.range],)
 
 
 def _countered(state: GameState) -> int:
@@ -318,7 +324,7 @@ def attack_skills(state: GameState, seat: int, card: str, counter: bool,
     if pool is None:
         pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
     return [(c, sk) for c, sk in _with_card(state, pool, card, counter)
-            if sk.effect.kind != "range" or _range_fits(state, seat, sk, counter)]
+            if sk.effect.kind != "range" or _range_fits(state, seat, c, sk, counter)]
 
 
 def _starts(state: GameState, seat: int, counter: bool) -> list:
@@ -608,7 +614,7 @@ def _start_problem(state: GameState, action, counter: bool, no) -> Optional[Refu
     sk = state.cards.skill(action.skill)
     if sk.effect.kind != "range":
         return no("not_range_skill", card=action.card, skill=action.skill)
-    problem = _range_problem(state, s, sk, counter, no)
+    problem = _range_problem(state, s, action.card, sk, counter, no)
     if problem:
         return problem
     opts = attack_skills(state, s, action.card, counter)
@@ -618,7 +624,7 @@ def _start_problem(state: GameState, action, counter: bool, no) -> Optional[Refu
     return None
 
 
-def _range_problem(state: GameState, seat: int, sk: Skill, counter: bool,
+def _range_problem(state: GameState, seat: int, card: str, sk: Skill, counter: bool,
                    no) -> Optional[Refusal]:
     """`_range_fits`: §6 複数スキル 「ターゲットを1人も選べない場合はアタックできません」 /
     §6 カウンター (the attacker in the crit area of the range)."""
@@ -626,9 +632,10 @@ def _range_problem(state: GameState, seat: int, sk: Skill, counter: bool,
     if counter:
         target = _countered(state)
         d = distance(state.seats[seat].area, state.seats[target].area)
-        if RANGE_CRIT[rng_] != d:
+        allowed = counter_distances(state, card, sk)
+        if d not in allowed:
             return no("counter_not_in_crit", skill=sk.id, target=target, distance=d,
-                      crit=RANGE_CRIT[rng_])
+                      crit=allowed[0] if len(allowed) == 1 else "/".join(map(str, allowed)))
     elif not _in_range(state, seat, rng_):
         return no("no_target_in_range", skill=sk.id, range=rng_)
     return None
@@ -654,14 +661,15 @@ def _declare_problem(state: GameState, action: Declare, declared: tuple[tuple[st
             if atk.range_skill is not None:
                 return no("one_range_skill", skill=sk.id)
             if budget is not None:       # still declaring: the range must fit
-                problem = _range_problem(state, s, sk, atk.counter, no)
+                problem = _range_problem(state, s, action.card, sk, atk.counter, no)
                 if problem:
                     return problem
         if not _fits_attack(sk, atk):
             return no("targeting_in_counter", skill=sk.id)
     if any(x == sk.id for _, x in declared):
         return no("already_declared", skill=sk.id)
-    same = next((x for _, x in declared if cards.skill(x).family == sk.family), None)
+    same = next((x for _, x in declared if cards.skill(x).family == sk.family
+                 and not (cards.skill(x).combines or sk.combines)), None)
     if same is not None:
         return no("same_family", skill=sk.id, family=sk.family, other_skill=same)
     others = [x for _, x in declared if cards.skill(x).effect.kind != "range"]
@@ -906,7 +914,12 @@ def _crit_targets(state: GameState, atk: Attack) -> set[int]:
         return set()
     crit = RANGE_CRIT[state.cards.skill(atk.range_skill).effect.range]
     here = state.seats[atk.attacker].area
-    return {t for t in atk.targets if distance(here, state.seats[t].area) == crit}
+    # §6 「スキルにクリティカルを発生させる効果がある場合も、その効果の条件を満たすと
+    # クリティカルが発生します」 (RULINGS R28): cause_crit at its distance (or any)
+    caused = [e.value for e in _effects(state, atk.skills, "cause_crit")]
+    return {t for t in atk.targets
+            if (d := distance(here, state.seats[t].area)) == crit
+            or any(v is None or v == d for v in caused)}
 
 
 def _defense_skills(state: GameState, atk: Attack, seat: int) -> list[tuple[str, str]]:
@@ -1067,14 +1080,30 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
     b = state.battle
     done = attrs.evolve(atk, stage="done")
     if not atk.counter:
-        blocked = bool(_effects(state, atk.skills, "counter_block"))
-        queue = () if blocked else tuple(t for t in _defense_order(state, atk)
-                                         if not state.seats[t].knocked_out)
+        stopped = _counter_blocked(state, atk, crit_targets)
+        blocked = bool(stopped)
+        queue = tuple(t for t in _defense_order(state, atk)
+                      if not state.seats[t].knocked_out and t not in stopped)
         b = attrs.evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
     else:
         b = attrs.evolve(b, attack=done)
     state = attrs.evolve(state, battle=b)
     return _next_counter(state, events)
+
+
+def _counter_blocked(state: GameState, atk: Attack, crit_targets: set[int]) -> set[int]:
+    """§6 カウンターの制限: a counter block stops every target of the attack — 「スキルの効果文
+    に適用するターゲットの指示がある場合は、その指示を優先します」: or only the targets it names,
+    those with a crit (`targets = "crit"`) or those without (`"not_crit"`) (RULINGS R29)."""
+    out: set[int] = set()
+    for e in _effects(state, atk.skills, "counter_block"):
+        if e.targets is None:
+            out |= set(atk.targets)
+        elif e.targets == "crit":
+            out |= set(atk.targets) & crit_targets
+        else:
+            out |= set(atk.targets) - crit_targets
+    return out
 
 
 def _next_counter(state: GameState, events: Events) -> GameState:

@@ -37,8 +37,12 @@ EFFECT_KINDS: tuple[str, ...] = (
     "mana_reduction",    # the other skills of this attack/counter cost `amount` less
     "move_then_attack",  # continuous: may attack after moving this turn
     "fixed_draws",       # draw exactly `count` chips, no continuation
-    "counter_block",     # the targets of this attack cannot counter
+    "counter_block",     # the targets of this attack (or those `targets` names) cannot counter
+    "cause_crit",        # a crit occurs for targets at distance `value` (any distance if unset)
 )
+# §6 カウンターの制限 「スキルの効果文に適用するターゲットの指示がある場合は、その指示を優先
+# します」: the targets a counter block may name (None: every target of the attack).
+BLOCK_TARGETS: tuple[str, ...] = ("crit", "not_crit")
 # The repository's top-level cards.toml (a checkout or an editable install); an installed
 # wheel carries a copy inside the package (setup.py).
 DEFAULT_CARDS_PATH = Path(__file__).resolve().parent.parent / "cards.toml"
@@ -164,6 +168,7 @@ class Effect:
     count: Optional[int] = None
     amount: Optional[int] = None
     value: Optional[int] = None
+    targets: Optional[str] = None   # counter_block: "crit" | "not_crit" (None: every target)
 
     def __attrs_post_init__(self) -> None:
         _check(self.kind in EFFECT_KINDS, f"unknown effect kind {self.kind!r} (kinds: {', '.join(EFFECT_KINDS)})", "kind")
@@ -179,6 +184,14 @@ class Effect:
         if self.kind == "crit_value":
             _check(self.value is not None and 0 <= self.value <= 9,
                    "crit_value needs value between 0 and 9", "value")
+        if self.kind == "cause_crit":
+            _check(self.value is None or 0 <= self.value <= 3,
+                   "cause_crit takes value = a distance between 0 and 3 (or none: any)", "value")
+        if self.targets is not None:
+            _check(self.kind == "counter_block",
+                   "only a counter_block effect names targets", "targets")
+            _check(self.targets in BLOCK_TARGETS,
+                   f"targets must be one of {', '.join(BLOCK_TARGETS)}", "targets")
 
 
 @frozen
@@ -194,9 +207,14 @@ class Skill:
     timing: str = "any"
     exclusive: bool = False        # 併用不可
     continuous: Optional[str] = None  # end timing of a continuous skill, e.g. "turn_end"
+    # §6 「効果文にほかの同系統のスキルとの併用が明記されている場合は、その記載に従います」:
+    # this skill may be declared together with other skills of its family (RULINGS R27)
+    combines: bool = False
 
     def __attrs_post_init__(self) -> None:
         _check(0 <= self.mana <= 9, "mana must be between 0 and 9", "mana")
+        _check(not (self.combines and self.effect.kind == "range"),
+               "a range skill cannot combine with others (one range per attack)", "combines")
         _check(self.timing in TIMINGS, f"timing must be one of {', '.join(TIMINGS)}", "timing")
         _check(self.continuous in (None, "turn_end", "next_turn_start"),
                "continuous must be turn_end or next_turn_start", "continuous")
@@ -289,8 +307,14 @@ class AttackCard:
     mods: Stats = Stats()
     series: Optional[str] = None
     skills: tuple[Skill, ...] = ()
+    # §8 FAQ 「カードやスキルに別の記載がある場合は、その記載に従います」: the distances from
+    # which this card counters, instead of its range skill's crit area (RULINGS R30)
+    counter_distances: tuple[int, ...] = ()
 
     def __attrs_post_init__(self) -> None:
+        _check(all(0 <= d <= 3 for d in self.counter_distances)
+               and len(set(self.counter_distances)) == len(self.counter_distances),
+               "counter_distances are different distances between 0 and 3", "counter_distances")
         _check(self.type in ("weapon", "magic"),
                f"unknown type {self.type!r} (types: weapon, magic)", "type")
         _check(len(self.chips) == 5, "an attack card has exactly five point chips", "chips")
