@@ -55,7 +55,7 @@ def build_features(cards: CardSet, race: str, equipped: Iterable[str]) -> dict[s
         if works and card.is_attack:
             got = {sk.effect.range for sk in card.skills
                    if sk.effect.kind == "range" and sk.timing in ("attack", "any")
-                   and stats.meets(sk.requires)}
+                   and sk.requires.met_by(stats)}
             if got:
                 ranges |= got
                 usable += 1

@@ -17,6 +17,7 @@ SKILL_WEIGHT = {
     "add_zero_chips": 0.9, "add_crit_chips": 0.6, "crit_value": 0.4, "extra_targets": 1.2,
     "multi_area": 0.8, "damage_reduction": 0.9, "mana_reduction": 0.3,
     "move_then_attack": 0.6, "fixed_draws": 0.1, "counter_block": 0.5, "range": 0.0,
+    "cause_crit": 0.6,
 }
 STAT_WEIGHT = {"mana": 0.35, "str": 0.12, "int": 0.12, "dex": 0.12, "def": 0.12, "agi": 0.2}
 
@@ -40,17 +41,17 @@ def attack_power(card: AttackCard, stats: Stats, series_ok: bool = True) -> floa
     can be used; more for more usable ranges and usable extra skills."""
     if not series_ok:
         return 0.0
-    usable = [s for s in range_skills(card) if stats.meets(s.requires)]
+    usable = [s for s in range_skills(card) if s.requires.met_by(stats)]
     if not usable:
         return 0.0
     value = card_damage(tuple(card.chips)) + 0.25 * (len({s.effect.range for s in usable}) - 1)
     value += sum(SKILL_WEIGHT[s.effect.kind] for s in card.skills
-                 if s.effect.kind != "range" and stats.meets(s.requires)) * 0.5
+                 if s.effect.kind != "range" and s.requires.met_by(stats)) * 0.5
     return value
 
 
 def skill_value(cards: CardSet, skills: Iterable[Skill], stats: Stats) -> float:
-    return sum(SKILL_WEIGHT[s.effect.kind] for s in skills if stats.meets(s.requires)
+    return sum(SKILL_WEIGHT[s.effect.kind] for s in skills if s.requires.met_by(stats)
                and s.effect.kind != "range")
 
 
@@ -133,7 +134,7 @@ def build_score(cards: CardSet, race: str, equipped: tuple[str, ...]) -> float:
             ok = series_ok(cards, c, equipped)
             attack_values.append(attack_power(card, stats, ok))
             if ok:
-                ranges |= {s.effect.range for s in range_skills(card) if stats.meets(s.requires)}
+                ranges |= {s.effect.range for s in range_skills(card) if s.requires.met_by(stats)}
     attack_values.sort(reverse=True)
     if not attack_values or attack_values[0] <= 0:
         score = -10.0

@@ -98,7 +98,7 @@ def _reach(cards: CardSet, race, equipped) -> tuple:
                 continue
             for sk in card.skills:
                 if sk.effect.kind == "range" and sk.timing in ("attack", "any") \
-                        and stats.meets(sk.requires):
+                        and sk.requires.met_by(stats):
                     found.append((sk.mana,) + RANGE_AREA[sk.effect.range])
         out = _REACH[key] = tuple(found)
     return out
@@ -326,7 +326,10 @@ class HardPlayer:
         once it is clearly behind the leader; keep the normal choice unless another is
         clearly better."""
         me = obs.seat
-        cands = [prior] + [a for a in legal if a != prior]
+        # StartAttack(card) / StartCounter(card) start the same attacks as the options that
+        # name the range skill, in another order (RULINGS R22): not searched twice
+        cands = [prior] + [a for a in legal if a != prior and not (
+            isinstance(a, (A.StartAttack, A.StartCounter)) and a.skill is None)]
         key = obs.config
         if key not in self._base:
             self._base[key], _ = new_game(obs.config, self.cards, 0)

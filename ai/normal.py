@@ -290,7 +290,7 @@ class NormalPlayer:
                 continue
             for sk in card.skills:
                 if sk.effect.kind == "range" and sk.timing in (timing, "any") \
-                        and stats.meets(sk.requires) and sk.mana <= mana:
+                        and sk.requires.met_by(stats) and sk.mana <= mana:
                     out.append((c, sk))
         return out
 
@@ -301,7 +301,7 @@ class NormalPlayer:
         for c in self._equipped(obs, seat):
             for sk in self.cards.card(c).skills:
                 if sk.timing == "defend" and sk.effect.kind == "add_zero_chips" \
-                        and stats.meets(sk.requires) and sk.mana <= obs.seats[seat].mana:
+                        and sk.requires.met_by(stats) and sk.mana <= obs.seats[seat].mana:
                     best = max(best, sk.effect.count)
         return best
 
@@ -360,7 +360,9 @@ class NormalPlayer:
         """§6 手番: attack when it is worth it (expected VP), then take the best position
         by opportunity against threat; rest when mana is short; else end the turn."""
         turn = obs.battle.turn
-        attacks = [a for a in legal if isinstance(a, A.StartAttack)]
+        # StartAttack(card) — the range skill declared later (RULINGS R22) — is the same
+        # attack in another order; this player always names the range skill at once.
+        attacks = [a for a in legal if isinstance(a, A.StartAttack) and a.skill is not None]
         if attacks:
             best = None
             for a in attacks:
@@ -404,6 +406,21 @@ class NormalPlayer:
                  "crit_value": 4, "counter_block": 5}
         declares = [a for a in legal if isinstance(a, A.Declare)]
         target = getattr(self, "_intended", None)
+        if atk.range_skill is None:
+            # begun with the card alone (not this player's way, but possible when a
+            # mistake or a replay put it here): the reductions first, then the range
+            # skill that gives the best attack
+            order0 = [a for a in declares
+                      if self.cards.skill(a.skill).effect.kind == "mana_reduction"]
+            ranges = [a for a in declares if self.cards.skill(a.skill).effect.kind == "range"]
+            if order0 and not ranges:
+                return order0[0], R("declare", skill=order0[0].skill)
+            if ranges:
+                a = max(ranges, key=lambda a: max(
+                    [self._attack_value(obs, obs.seat, atk.card,
+                                        self.cards.skill(a.skill).effect.range, t)
+                     for t in range(len(obs.seats)) if t != obs.seat] + [0.0]))
+                return a, R("declare", skill=a.skill)
         useful = []
         for a in declares:
             e = self.cards.skill(a.skill).effect
@@ -420,12 +437,15 @@ class NormalPlayer:
         if useful:
             a = min(useful, key=lambda x: x[0])[1]
             return a, R("declare", skill=a.skill)
-        return next(a for a in legal if isinstance(a, A.Done)), R("done")
+        done = next((a for a in legal if isinstance(a, A.Done)), None)
+        if done is None:   # the declared set is not payable yet: every Declare left helps
+            return declares[0], R("declare", skill=declares[0].skill)
+        return done, R("done")
 
     def _in_crit(self, obs, atk, target) -> bool:
         t = obs.seats[target]
         a = obs.seats[atk.attacker]
-        if t.area is None or a.area is None:
+        if t.area is None or a.area is None or atk.range_skill is None:
             return False
         return distance(a.area, t.area) == RANGE_CRIT[self.cards.skill(atk.range_skill).effect.range]
 
@@ -468,7 +488,10 @@ class NormalPlayer:
             a = max(good, key=lambda a: {"add_zero_chips": 3, "damage_reduction": 2}.get(
                 self.cards.skill(a.skill).effect.kind, 1))
             return a, R("defend", skill=a.skill)
-        return next(a for a in legal if isinstance(a, A.Done)), R("done")
+        done = next((a for a in legal if isinstance(a, A.Done)), None)
+        if done is None:   # the declared set is not payable yet: every Declare left helps
+            return declares[0], R("defend", skill=declares[0].skill)
+        return done, R("done")
 
     def _utility(self, obs):
         """The utility of a draw total for the attack in progress: VP (+ a little damage)
@@ -528,7 +551,7 @@ class NormalPlayer:
 
     def _counter(self, obs, legal):
         """§6 カウンター: counter with the best option (it costs at most its skill's mana)."""
-        options = [a for a in legal if isinstance(a, A.StartCounter)]
+        options = [a for a in legal if isinstance(a, A.StartCounter) and a.skill is not None]
         b = obs.battle
         if options:
             best = max(options, key=lambda a: self._attack_value(

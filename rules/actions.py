@@ -109,6 +109,12 @@ REFUSALS: dict[str, str] = {
                             "only target is the attacker",
     "skills_closed": "{action} is not legal now: the attacker's skills are declared before "
                      "the targets are chosen",
+    "other_attack_card": "{action} is not legal now: {skill} is printed on {card}, another "
+                         "attack card; an attack or counter uses the skills of its own card "
+                         "(and of defense cards)",
+    "range_skill_needed": "{action} is not legal now: declare one range skill of {card} first",
+    "declared_not_payable": "{action} is not legal now: the declared skills cost {cost} mana "
+                            "after reductions, and seat {seat} has {mana}",
     # §6 アタック 4 / ターゲットの選択 / 複数スキル
     "no_target_in_range": "{action} is not legal now: nobody can be targeted in the {range} "
                           "attack area of {skill}",
@@ -341,21 +347,22 @@ class Activate:
 
 @frozen
 class StartAttack:
-    """§6 アタック 1–2: an equipped attack card and one of its range skills."""
+    """§6 アタック 1–2: an equipped attack card and one of its range skills — or the card
+    alone (`skill` None), the range skill then declared with the others (RULINGS R22)."""
 
     seat: int
     card: str
-    skill: str
+    skill: Optional[str] = None
 
 
 @frozen
 class StartCounter:
     """§6 カウンター: counter the attacker with an attack card and a range skill whose
-    crit area holds the attacker."""
+    crit area holds the attacker — or the card alone, as `StartAttack`."""
 
     seat: int
     card: str
-    skill: str
+    skill: Optional[str] = None
 
 
 @frozen

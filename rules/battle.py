@@ -74,7 +74,7 @@ def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple
         if not series_active(state, seat, card):
             continue
         for sk in state.cards.card(card).skills:
-            if sk.timing in timings and stats.meets(sk.requires):
+            if sk.timing in timings and sk.requires.met_by(stats):
                 out.append((card, sk))
     return out
 
@@ -96,25 +96,71 @@ def cost_of(state: GameState, declared: Iterable[tuple[str, str]]) -> int:
     return total
 
 
+def compatible(state: GameState, declared: Iterable[tuple[str, str]], skill: Skill) -> bool:
+    """§6 魔力を消費するスキル: may `skill` join the declared skills of one process? Not
+    twice; one skill per family (「同じ1回の処理で同じ系統のスキルを複数…使用することはでき
+    ません」); one range skill (§6 アタックカードの距離 「1回の処理で選べる距離は1つです」);
+    併用不可 skills stand alone (the range skill does not count, RULINGS R16). Mana is
+    checked apart (`completable`)."""
+    cards = state.cards
+    declared = [cards.skill(s) for _, s in declared]
+    if any(d.id == skill.id for d in declared):
+        return False
+    if any(d.family == skill.family and not (d.combines or skill.combines) for d in declared):
+        return False                    # 併用が明記されている場合は、その記載に従います (R27)
+    others = [d for d in declared if d.effect.kind != "range"]
+    if skill.exclusive and others:
+        return False
+    if skill.effect.kind == "range":
+        return not any(d.effect.kind == "range" for d in declared)
+    return not any(d.exclusive for d in declared)
+
+
+def completable(state: GameState, declared: tuple[tuple[str, str], ...],
+                options: Iterable[tuple[str, Skill]], budget: int, need_range: bool) -> bool:
+    """Can the declared skills still become a set the seat may use — with one range skill
+    (an attack or counter; `need_range`) and a mana to pay, after reductions, of at most
+    `budget` — by declaring more of `options`? §6: 「現在魔力が0になった場合も、魔力軽減
+    効果によって支払う魔力が0になるスキルは使用できます」 and the skills are declared before
+    the mana is paid (アタック 3 「…スキルを宣言し、魔力を消費します」), so what counts is
+    the whole set, not the order of declaring (RULINGS R22). Only a range skill and mana
+    reductions can make a set complete or cheaper, so only they are tried."""
+    return min_cost(state, declared, options, need_range) <= budget
+
+
+def min_cost(state: GameState, declared: tuple[tuple[str, str], ...],
+             options: Iterable[tuple[str, Skill]], need_range: bool) -> float:
+    """The least mana any usable completion of `declared` by `options` would pay (see
+    `completable`); infinity when there is none (no range skill can join)."""
+    cards = state.cards
+    declared = tuple(declared)
+    extra = [(c, sk) for c, sk in options if (c, sk.id) not in declared
+             and (sk.effect.kind == "mana_reduction" or (need_range and sk.effect.kind == "range"))]
+    best = [float("inf")]
+
+    def search(decl: tuple[tuple[str, str], ...], start: int) -> None:
+        if not need_range or any(cards.skill(x).effect.kind == "range" for _, x in decl):
+            best[0] = min(best[0], cost_of(state, decl))
+            if best[0] == 0:
+                return
+        for j in range(start, len(extra)):
+            c, sk = extra[j]
+            if compatible(state, decl, sk):
+                search(decl + ((c, sk.id),), j + 1)
+                if best[0] == 0:
+                    return
+
+    search(declared, 0)
+    return best[0]
+
+
 def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
-            card: str, skill: Skill, budget: int) -> bool:
-    """§6: one skill per family in one process; 併用不可 (exclusive) skills stand alone (a
-    range skill does not count, see RULINGS); the whole set must be payable."""
-    if any(s == skill.id for _, s in declared):
-        return False
-    families = {state.cards.skill(s).family for _, s in declared}
-    if skill.family in families:
-        return False
-    others = [state.cards.skill(s) for _, s in declared if state.cards.skill(s).effect.kind != "range"]
-    if skill.effect.kind != "range":
-        if skill.exclusive and others:
-            return False
-        if any(o.exclusive for o in others):
-            return False
-        if any(state.cards.skill(s).exclusive and state.cards.skill(s).effect.kind == "range"
-               for _, s in declared):
-            return False
-    return cost_of(state, declared + ((card, skill.id),)) <= budget
+            card: str, skill: Skill, budget: int,
+            options: Iterable[tuple[str, Skill]] = (), need_range: bool = False) -> bool:
+    """§6: `skill` may join the declared skills (`compatible`), and the set can still be
+    completed and paid (`completable`, with the other declarable `options`)."""
+    return compatible(state, declared, skill) and completable(
+        state, declared + ((card, skill.id),), options, budget, need_range)
 
 
 def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> list:
@@ -228,10 +274,78 @@ def _in_range(state: GameState, attacker: int, rng_: str) -> list[int]:
             if lo <= distance(here, state.seats[i].area) <= hi]
 
 
-def _range_skills(state: GameState, seat: int, timing: str) -> list[tuple[str, Skill]]:
-    return [(c, sk) for c, sk in skills_of(state, seat, (timing, "any"))
-            if sk.effect.kind == "range" and state.cards.card(c).is_attack
-            and cost_of(state, ((c, sk.id),)) <= state.seats[seat].mana]
+TARGETING = ("extra_targets", "multi_area", "counter_block")
+
+
+def _with_card(state: GameState, pool: Iterable[tuple[str, Skill]], card: str,
+               counter: bool) -> list[tuple[str, Skill]]:
+    """§6 魔力を消費するスキル 「そのカードによる1回のアタックまたはカウンターでは、発動条件を
+    満たすスキルを任意で使用できます」: in an attack or counter made with attack card `card`,
+    the skills of `card` itself and of the seat's defense cards — never those printed on
+    another attack card (RULINGS R21). Targeting skills have nothing to do in a counter,
+    whose one target is the attacker (RULINGS R24)."""
+    return [(c, sk) for c, sk in pool
+            if (c == card or not state.cards.card(c).is_attack)
+            and not (counter and sk.effect.kind in TARGETING)]
+
+
+def _range_fits(state: GameState, seat: int, card: str, sk: Skill, counter: bool) -> bool:
+    """A range skill that can be used where the seats stand: an attack needs somebody in
+    its attack area (§6 複数スキル 「ターゲットを1人も選べない場合はアタックできません」), a
+    counter the attacker at a distance the card counters from (§6 カウンター)."""
+    if counter:
+        ts = state.seats[_countered(state)]
+        if ts.knocked_out or ts.area is None:
+            return False
+        return distance(state.seats[seat].area, ts.area) in counter_distances(state, card, sk)
+    return bool(_in_range(state, seat, sk.effect.range))
+
+
+def counter_distances(state: GameState, card: str, sk: Skill) -> tuple[int, ...]:
+    """§6 カウンター: the crit area of the range skill — or, §8 FAQ 「カードやスキルに別の
+    記載がある場合は、その記載に従います」, the distances the card states (RULINGS R30)."""
+    return state.cards.card(card).counter_distances or (RANGE_CRIT[sk.effect.range],)
+
+
+def _countered(state: GameState) -> int:
+    """The seat a counter is (to be) made against: the target of the counter in progress,
+    else the attacker whose attack is being answered."""
+    a = state.battle.attack
+    if a is not None and a.counter and a.stage != "done":
+        return a.targets[0]
+    return state.battle.countered
+
+
+def attack_skills(state: GameState, seat: int, card: str, counter: bool,
+                  pool: Optional[list[tuple[str, Skill]]] = None) -> list[tuple[str, Skill]]:
+    """(card, skill) the seat may declare in an attack or counter made with `card`: timing,
+    requirements and series (`skills_of`), the card rule (`_with_card`), and of the range
+    skills only those that fit (`_range_fits`). Mana is checked with `completable`."""
+    if pool is None:
+        pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
+    return [(c, sk) for c, sk in _with_card(state, pool, card, counter)
+            if sk.effect.kind != "range" or _range_fits(state, seat, c, sk, counter)]
+
+
+def _starts(state: GameState, seat: int, counter: bool) -> list:
+    """§6 アタック 1–2 / カウンターの処理 1: per equipped attack card, each range skill with
+    which a usable, payable set of skills exists — `StartAttack(card, range)`, the range
+    declared first — and, if there is one, the card alone — `StartAttack(card)`, the range
+    skill then declared among the others, in any order (RULINGS R22)."""
+    pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
+    mana = state.seats[seat].mana
+    cls = StartCounter if counter else StartAttack
+    out: list = []
+    for c in state.seats[seat].equipped:
+        if not state.cards.card(c).is_attack:
+            continue
+        opts = attack_skills(state, seat, c, counter, pool)
+        found = [cls(seat, c, sk.id) for c2, sk in opts
+                 if c2 == c and sk.effect.kind == "range"
+                 and completable(state, ((c, sk.id),), opts, mana, True)]
+        if found:
+            out += found + [cls(seat, c)]
+    return out
 
 
 def _may_attack_after_move(state: GameState, seat: int) -> bool:
@@ -246,9 +360,7 @@ def legal_turn(state: GameState, seat: int) -> list:
     out: list = []
     if t.actions < 2 and not t.rested:
         if not t.attacked and (t.moves == 0 or _may_attack_after_move(state, seat)):
-            for c, sk in _range_skills(state, seat, "attack"):
-                if _in_range(state, seat, sk.effect.range):
-                    out.append(StartAttack(seat, c, sk.id))
+            out += _starts(state, seat, False)
         if t.moves < 2:
             out += [Move(seat, +1), Move(seat, -1)]
         if t.actions == 0:
@@ -263,19 +375,23 @@ def legal_turn(state: GameState, seat: int) -> list:
 
 
 def legal_skills(state: GameState, seat: int) -> list:
+    """§6 アタック 2–3 / カウンターの処理 1: declare skills of the attack's card and of
+    defense cards (the range skill too, if the attack began with the card alone) while a
+    usable set stays reachable; Done once a range skill is declared and the whole set is
+    payable — the mana of all is then paid at once."""
     a = state.battle.attack
-    timing = "counter" if a.counter else "attack"
+    opts = attack_skills(state, seat, a.card, a.counter)
     budget = state.seats[seat].mana
-    out: list = [Declare(seat, c, sk.id) for c, sk in skills_of(state, seat, (timing, "any"))
-                 if sk.effect.kind != "range" and _fits_attack(sk, a)
-                 and can_add(state, seat, a.skills, c, sk, budget)]
-    out.append(Done(seat))
+    out: list = [Declare(seat, c, sk.id) for c, sk in opts
+                 if can_add(state, seat, a.skills, c, sk, budget, opts, True)]
+    if a.range_skill is not None and cost_of(state, a.skills) <= budget:
+        out.append(Done(seat))
     return out
 
 
 def _fits_attack(sk: Skill, a: Attack) -> bool:
     """Targeting skills make no sense in a counter (its one target is the attacker)."""
-    return not (a.counter and sk.effect.kind in ("extra_targets", "multi_area", "counter_block"))
+    return not (a.counter and sk.effect.kind in TARGETING)
 
 
 def _target_limit(state: GameState, a: Attack) -> int:
@@ -322,9 +438,11 @@ def legal_defense(state: GameState, seat: int) -> list:
     a = state.battle.attack
     mine = tuple((c, s) for d, c, s in a.defense if d == seat)
     budget = state.seats[seat].mana
-    out: list = [Declare(seat, c, sk.id) for c, sk in skills_of(state, seat, ("defend",))
-                 if can_add(state, seat, mine, c, sk, budget)]
-    out.append(Done(seat))
+    opts = skills_of(state, seat, ("defend",))
+    out: list = [Declare(seat, c, sk.id) for c, sk in opts
+                 if can_add(state, seat, mine, c, sk, budget, opts, False)]
+    if cost_of(state, mine) <= budget:
+        out.append(Done(seat))
     return out
 
 
@@ -338,14 +456,10 @@ def legal_draw(state: GameState, seat: int) -> list:
 
 def _counter_options(state: GameState, seat: int) -> list:
     """§6 カウンター: a range skill the seat can use whose crit area holds the attacker."""
-    b = state.battle
-    target = b.countered
-    ts = state.seats[target]
+    ts = state.seats[state.battle.countered]
     if ts.knocked_out or ts.area is None:
         return []
-    d = distance(state.seats[seat].area, ts.area)
-    return [StartCounter(seat, c, sk.id) for c, sk in _range_skills(state, seat, "counter")
-            if RANGE_CRIT[sk.effect.range] == d]
+    return _starts(state, seat, True)
 
 
 def legal_counter(state: GameState, seat: int) -> list:
@@ -405,8 +519,7 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
                 return no("already_attacked")
             if t.moves and not _may_attack_after_move(state, s):
                 return no("attack_after_move")
-            return _attack_card_problem(state, action, ("attack", "any"), "attack", no) \
-                or _no_target(state, action, no)
+            return _start_problem(state, action, False, no)
         if isinstance(action, Move):
             # moves ≤ 2 needs no check of its own: 2 moves are 2 actions, the turn is over
             if action.step not in (1, -1):
@@ -435,6 +548,15 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
         mine = tuple((c, sk) for d, c, sk in a.defense if d == s)
         return _declare_problem(state, action, mine, ("defend",), "defend",
                                 state.seats[s].mana, None, no)
+    if kind in ("skills", "defense") and isinstance(action, Done):
+        declared = a.skills if kind == "skills" else \
+            tuple((c, sk) for d, c, sk in a.defense if d == s)
+        if kind == "skills" and a.range_skill is None:
+            return no("range_skill_needed", card=a.card)
+        cost = cost_of(state, declared)
+        if cost > state.seats[s].mana:
+            return no("declared_not_payable", cost=cost, mana=state.seats[s].mana)
+        return None
     if kind == "targets":
         if isinstance(action, Declare) and s == a.attacker:
             timing = "counter" if a.counter else "attack"
@@ -443,15 +565,7 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
                                     None, a, no) or no("skills_closed", skill=action.skill)
         return _target_problem(state, action, a, no)
     if kind == "counter" and isinstance(action, StartCounter):
-        problem = _attack_card_problem(state, action, ("counter", "any"), "counter", no)
-        if problem:
-            return problem
-        target = b.countered
-        rng_ = cards.skill(action.skill).effect.range
-        d = distance(state.seats[s].area, state.seats[target].area)
-        if RANGE_CRIT[rng_] != d:
-            return no("counter_not_in_crit", skill=action.skill, target=target, distance=d,
-                      crit=RANGE_CRIT[rng_])
+        return _start_problem(state, action, True, no)
     return None
 
 
@@ -472,36 +586,58 @@ def _skill_problem(state: GameState, seat: int, card: str, skill: str,
     if sk.timing not in timings:
         return no("wrong_timing", skill=skill, timing=sk.timing, now=now)
     stats = stats_of(state, seat)
-    if not stats.meets(sk.requires):
-        need = sk.requires.nonzero()
+    if not sk.requires.met_by(stats):
+        need = sk.requires.as_dict()
         return no("requirements_not_met", skill=skill, requires=need,
                   have={k: stats[k] for k in need})
     return None
 
 
-def _attack_card_problem(state: GameState, action, timings: tuple[str, ...], now: str,
-                         no) -> Optional[Refusal]:
-    """`_range_skills`: §6 アタック 1–2 / カウンターの処理 1 — an equipped attack card and
-    one of its range skills the seat meets and can pay."""
+def _start_problem(state: GameState, action, counter: bool, no) -> Optional[Refusal]:
+    """`_starts`: §6 アタック 1–2 / カウンターの処理 1 — an equipped attack card and one of
+    its range skills the seat meets, that fits where the seats stand, and with which a
+    payable set of skills exists (reductions included, RULINGS R22). The card alone
+    (`skill` None) is refused for the reason of its first range skill when none works."""
     s = action.seat
+    timing = "counter" if counter else "attack"
     if action.card in state.seats[s].equipped and not state.cards.card(action.card).is_attack:
         return no("not_attack_card", card=action.card)
-    problem = _skill_problem(state, s, action.card, action.skill, timings, now, no)
+    if action.skill is None:
+        if action.card not in state.seats[s].equipped:
+            return no("card_not_equipped", card=action.card)
+        problems = [_start_problem(state, attrs.evolve(action, skill=sk.id), counter, no)
+                    for sk in state.cards.card(action.card).skills if sk.effect.kind == "range"]
+        return None if None in problems else problems[0]
+    problem = _skill_problem(state, s, action.card, action.skill, (timing, "any"), timing, no)
     if problem:
         return problem
-    if state.cards.skill(action.skill).effect.kind != "range":
+    sk = state.cards.skill(action.skill)
+    if sk.effect.kind != "range":
         return no("not_range_skill", card=action.card, skill=action.skill)
-    cost = cost_of(state, ((action.card, action.skill),))
+    problem = _range_problem(state, s, action.card, sk, counter, no)
+    if problem:
+        return problem
+    opts = attack_skills(state, s, action.card, counter)
+    cost = min_cost(state, ((action.card, sk.id),), opts, True)
     if cost > state.seats[s].mana:
-        return no("not_enough_mana", skill=action.skill, cost=cost, mana=state.seats[s].mana)
+        return no("not_enough_mana", skill=sk.id, cost=cost, mana=state.seats[s].mana)
     return None
 
 
-def _no_target(state: GameState, action: StartAttack, no) -> Optional[Refusal]:
-    """§6 複数スキル: ターゲットを1人も選べない場合はアタックできません."""
-    rng_ = state.cards.skill(action.skill).effect.range
-    if not _in_range(state, action.seat, rng_):
-        return no("no_target_in_range", skill=action.skill, range=rng_)
+def _range_problem(state: GameState, seat: int, card: str, sk: Skill, counter: bool,
+                   no) -> Optional[Refusal]:
+    """`_range_fits`: §6 複数スキル 「ターゲットを1人も選べない場合はアタックできません」 /
+    §6 カウンター (the attacker in the crit area of the range)."""
+    rng_ = sk.effect.range
+    if counter:
+        target = _countered(state)
+        d = distance(state.seats[seat].area, state.seats[target].area)
+        allowed = counter_distances(state, card, sk)
+        if d not in allowed:
+            return no("counter_not_in_crit", skill=sk.id, target=target, distance=d,
+                      crit=allowed[0] if len(allowed) == 1 else "/".join(map(str, allowed)))
+    elif not _in_range(state, seat, rng_):
+        return no("no_target_in_range", skill=sk.id, range=rng_)
     return None
 
 
@@ -511,31 +647,42 @@ def _declare_problem(state: GameState, action: Declare, declared: tuple[tuple[st
     """`legal_skills` / `legal_defense` and `can_add`: §6 魔力を消費するスキル (one skill
     per family, 併用不可, the whole set payable)."""
     s = action.seat
+    cards = state.cards
+    if atk is not None and action.card != atk.card and action.card in state.seats[s].equipped \
+            and cards.card(action.card).is_attack \
+            and any(x.id == action.skill for x in cards.card(action.card).skills):
+        return no("other_attack_card", card=action.card, skill=action.skill)
     problem = _skill_problem(state, s, action.card, action.skill, timings, now, no)
     if problem:
         return problem
-    cards = state.cards
     sk = cards.skill(action.skill)
     if atk is not None:
         if sk.effect.kind == "range":
-            return no("one_range_skill", skill=sk.id)
+            if atk.range_skill is not None:
+                return no("one_range_skill", skill=sk.id)
+            if budget is not None:       # still declaring: the range must fit
+                problem = _range_problem(state, s, action.card, sk, atk.counter, no)
+                if problem:
+                    return problem
         if not _fits_attack(sk, atk):
             return no("targeting_in_counter", skill=sk.id)
     if any(x == sk.id for _, x in declared):
         return no("already_declared", skill=sk.id)
-    same = next((x for _, x in declared if cards.skill(x).family == sk.family), None)
+    same = next((x for _, x in declared if cards.skill(x).family == sk.family
+                 and not (cards.skill(x).combines or sk.combines)), None)
     if same is not None:
         return no("same_family", skill=sk.id, family=sk.family, other_skill=same)
     others = [x for _, x in declared if cards.skill(x).effect.kind != "range"]
+    if sk.exclusive and others:
+        return no("exclusive", skill=sk.id, other_skill=others[0])
     if sk.effect.kind != "range":
-        if sk.exclusive and others:
-            return no("exclusive", skill=sk.id, other_skill=others[0])
-        lone = next((x for _, x in declared if cards.skill(x).exclusive
-                     and (x in others or cards.skill(x).effect.kind == "range")), None)
+        lone = next((x for _, x in declared if cards.skill(x).exclusive), None)
         if lone is not None:
             return no("exclusive", skill=sk.id, other_skill=lone)
     if budget is not None:
-        cost = cost_of(state, declared + ((action.card, sk.id),))
+        opts = attack_skills(state, s, atk.card, atk.counter) if atk is not None \
+            else skills_of(state, s, ("defend",))
+        cost = min_cost(state, declared + ((action.card, sk.id),), opts, atk is not None)
         if cost > budget:
             return no("not_enough_mana", skill=sk.id, cost=cost, mana=budget)
     return None
@@ -627,7 +774,7 @@ def apply_start_attack(state: GameState, a: StartAttack | StartCounter, events: 
     target = b.countered if counter else None
     events.append(AttackStarted(a.seat, a.card, a.skill, counter, target))
     atk = Attack(attacker=a.seat, counter=counter, card=a.card, range_skill=a.skill,
-                 skills=((a.card, a.skill),))
+                 skills=((a.card, a.skill),) if a.skill is not None else ())
     if counter:
         atk = attrs.evolve(atk, targets=(target,))
         b = attrs.evolve(b, counter_queue=b.counter_queue[1:])
@@ -645,7 +792,7 @@ def _set_attack(state: GameState, **changes) -> GameState:
 def _skills_stage(state: GameState, events: Events) -> GameState:
     a = state.battle.attack
     state = _set_attack(state, stage="skills")
-    if len(legal_skills(state, a.attacker)) == 1:   # only Done
+    if legal_skills(state, a.attacker) == [Done(a.attacker)]:   # nothing else to declare
         return _finish_skills(state, events)
     return state
 
@@ -654,12 +801,15 @@ def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
     atk = state.battle.attack
     events.append(SkillDeclared(a.seat, a.card, a.skill))
     if atk.stage == "skills":
-        state = _set_attack(state, skills=atk.skills + ((a.card, a.skill),))
-        if len(legal_skills(state, a.seat)) == 1:
+        changes: dict = {"skills": atk.skills + ((a.card, a.skill),)}
+        if state.cards.skill(a.skill).effect.kind == "range":
+            changes["range_skill"] = a.skill
+        state = _set_attack(state, **changes)
+        if legal_skills(state, a.seat) == [Done(a.seat)]:
             return _finish_skills(state, events)
         return state
     state = _set_attack(state, defense=atk.defense + ((a.seat, a.card, a.skill),))
-    if len(legal_defense(state, a.seat)) == 1:
+    if legal_defense(state, a.seat) == [Done(a.seat)]:
         return _finish_defense(state, a.seat, events)
     return state
 
@@ -722,7 +872,7 @@ def _defense_stage(state: GameState, events: Events) -> GameState:
     for seat in _defense_order(state, atk):
         if seat in atk.defenders_done:
             continue
-        if len(legal_defense(state, seat)) > 1:
+        if legal_defense(state, seat) != [Done(seat)]:
             return _set_attack(state, stage="defense", defender=seat)
         atk = attrs.evolve(atk, defenders_done=atk.defenders_done + (seat,))
         state = _set_attack(state, defenders_done=atk.defenders_done)
@@ -764,7 +914,12 @@ def _crit_targets(state: GameState, atk: Attack) -> set[int]:
         return set()
     crit = RANGE_CRIT[state.cards.skill(atk.range_skill).effect.range]
     here = state.seats[atk.attacker].area
-    return {t for t in atk.targets if distance(here, state.seats[t].area) == crit}
+    # §6 「スキルにクリティカルを発生させる効果がある場合も、その効果の条件を満たすと
+    # クリティカルが発生します」 (RULINGS R28): cause_crit at its distance (or any)
+    caused = [e.value for e in _effects(state, atk.skills, "cause_crit")]
+    return {t for t in atk.targets
+            if (d := distance(here, state.seats[t].area)) == crit
+            or any(v is None or v == d for v in caused)}
 
 
 def _defense_skills(state: GameState, atk: Attack, seat: int) -> list[tuple[str, str]]:
@@ -925,14 +1080,30 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
     b = state.battle
     done = attrs.evolve(atk, stage="done")
     if not atk.counter:
-        blocked = bool(_effects(state, atk.skills, "counter_block"))
-        queue = () if blocked else tuple(t for t in _defense_order(state, atk)
-                                         if not state.seats[t].knocked_out)
+        stopped = _counter_blocked(state, atk, crit_targets)
+        blocked = bool(stopped)
+        queue = tuple(t for t in _defense_order(state, atk)
+                      if not state.seats[t].knocked_out and t not in stopped)
         b = attrs.evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
     else:
         b = attrs.evolve(b, attack=done)
     state = attrs.evolve(state, battle=b)
     return _next_counter(state, events)
+
+
+def _counter_blocked(state: GameState, atk: Attack, crit_targets: set[int]) -> set[int]:
+    """§6 カウンターの制限: a counter block stops every target of the attack — 「スキルの効果文
+    に適用するターゲットの指示がある場合は、その指示を優先します」: or only the targets it names,
+    those with a crit (`targets = "crit"`) or those without (`"not_crit"`) (RULINGS R29)."""
+    out: set[int] = set()
+    for e in _effects(state, atk.skills, "counter_block"):
+        if e.targets is None:
+            out |= set(atk.targets)
+        elif e.targets == "crit":
+            out |= set(atk.targets) & crit_targets
+        else:
+            out |= set(atk.targets) - crit_targets
+    return out
 
 
 def _next_counter(state: GameState, events: Events) -> GameState:

@@ -43,8 +43,12 @@ EFFECT_KINDS: tuple[str, ...] = (
     "mana_reduction",    # the other skills of this attack/counter cost `amount` less
     "move_then_attack",  # continuous: may attack after moving this turn
     "fixed_draws",       # draw exactly `count` chips, no continuation
-    "counter_block",     # the targets of this attack cannot counter
+    "counter_block",     # the targets of this attack (or those `targets` names) cannot counter
+    "cause_crit",        # a crit occurs for targets at distance `value` (any distance if unset)
 )
+# §6 カウンターの制限 「スキルの効果文に適用するターゲットの指示がある場合は、その指示を優先
+# します」: the targets a counter block may name (None: every target of the attack).
+BLOCK_TARGETS: tuple[str, ...] = ("crit", "not_crit")
 # The repository's top-level cards.toml (a checkout or an editable install); an installed
 # wheel carries a copy inside the package (setup.py).
 DEFAULT_CARDS_PATH = Path(__file__).resolve().parent.parent / "cards.toml"
@@ -113,14 +117,47 @@ class Stats:
     def nonzero(self) -> dict[str, int]:
         return {k: v for k, v in zip(STATS, self.values) if v}
 
-    def meets(self, requires: "Stats") -> bool:
-        """§2 スキルの発動条件: every listed stat must be at least its value."""
-        return all(have >= need for have, need in zip(self.values, requires.values))
-
     @classmethod
     def of(cls, **kw: int) -> "Stats":
         kw = {("def" if k == "def_" else k): v for k, v in kw.items()}
         return cls(tuple(kw.get(s, 0) for s in STATS))  # type: ignore[arg-type]
+
+
+@frozen
+class Requirements:
+    """§2 スキルの発動条件: the final stats a skill lists, each with the value it needs —
+    and nothing else. 「最終能力値が必要値以上であれば、その条件を満たします。」「発動条件が
+    記載されていないスキルは、能力値による条件なしで使用できます。」 So a stat the skill does
+    not list is no requirement at all (a negative final stat blocks nothing), while a
+    listed ``def = 0`` is a requirement like any other (final defense ≥ 0).
+
+    `listed` holds (stat, value) pairs in the order of STATS, each stat at most once."""
+
+    listed: tuple[tuple[str, int], ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        names = [k for k, _ in self.listed]
+        _check(all(k in STATS for k in names), f"unknown stat in {names} (stats: {', '.join(STATS)})")
+        _check(len(set(names)) == len(names), "a stat is listed twice")
+        _check(names == sorted(names, key=STATS.index), "requirements are kept in stat order")
+
+    def met_by(self, stats: Stats) -> bool:
+        """§2: every listed stat is at least its value (all of them, 「そのすべてを満たす」)."""
+        return all(stats[k] >= need for k, need in self.listed)
+
+    def items(self) -> list[tuple[str, int]]:
+        return list(self.listed)
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.listed)
+
+    def __bool__(self) -> bool:
+        return bool(self.listed)
+
+    @classmethod
+    def of(cls, **kw: int) -> "Requirements":
+        kw = {("def" if k == "def_" else k): v for k, v in kw.items()}
+        return cls(tuple((s, kw[s]) for s in STATS if s in kw))
 
 
 @frozen
@@ -149,6 +186,7 @@ class Effect:
     count: Optional[int] = None
     amount: Optional[int] = None
     value: Optional[int] = None
+    targets: Optional[str] = None   # counter_block: "crit" | "not_crit" (None: every target)
 
     def __attrs_post_init__(self) -> None:
         _check(self.kind in EFFECT_KINDS, f"unknown effect kind {self.kind!r} (kinds: {', '.join(EFFECT_KINDS)})", "kind")
@@ -164,6 +202,14 @@ class Effect:
         if self.kind == "crit_value":
             _check(self.value is not None and 0 <= self.value <= 9,
                    "crit_value needs value between 0 and 9", "value")
+        if self.kind == "cause_crit":
+            _check(self.value is None or 0 <= self.value <= 3,
+                   "cause_crit takes value = a distance between 0 and 3 (or none: any)", "value")
+        if self.targets is not None:
+            _check(self.kind == "counter_block",
+                   "only a counter_block effect names targets", "targets")
+            _check(self.targets in BLOCK_TARGETS,
+                   f"targets must be one of {', '.join(BLOCK_TARGETS)}", "targets")
 
 
 @frozen
@@ -174,14 +220,19 @@ class Skill:
     name: Text
     family: str
     effect: Effect
-    requires: Stats = Stats()
+    requires: Requirements = Requirements()
     mana: int = 0
     timing: str = "any"
     exclusive: bool = False        # 併用不可
     continuous: Optional[str] = None  # end timing of a continuous skill, e.g. "turn_end"
+    # §6 「効果文にほかの同系統のスキルとの併用が明記されている場合は、その記載に従います」:
+    # this skill may be declared together with other skills of its family (RULINGS R27)
+    combines: bool = False
 
     def __attrs_post_init__(self) -> None:
         _check(0 <= self.mana <= 9, "mana must be between 0 and 9", "mana")
+        _check(not (self.combines and self.effect.kind == "range"),
+               "a range skill cannot combine with others (one range per attack)", "combines")
         _check(self.timing in TIMINGS, f"timing must be one of {', '.join(TIMINGS)}", "timing")
         _check(self.continuous in (None, "turn_end", "next_turn_start"),
                "continuous must be turn_end or next_turn_start", "continuous")
@@ -274,8 +325,14 @@ class AttackCard:
     mods: Stats = Stats()
     series: Optional[str] = None
     skills: tuple[Skill, ...] = ()
+    # §8 FAQ 「カードやスキルに別の記載がある場合は、その記載に従います」: the distances from
+    # which this card counters, instead of its range skill's crit area (RULINGS R30)
+    counter_distances: tuple[int, ...] = ()
 
     def __attrs_post_init__(self) -> None:
+        _check(all(0 <= d <= 3 for d in self.counter_distances)
+               and len(set(self.counter_distances)) == len(self.counter_distances),
+               "counter_distances are different distances between 0 and 3", "counter_distances")
         _check(self.type in ("weapon", "magic"),
                f"unknown type {self.type!r} (types: weapon, magic)", "type")
         _check(len(self.chips) == 5, "an attack card has exactly five point chips", "chips")
@@ -363,12 +420,19 @@ def _structure_stats(value: Any, _t: Any) -> Stats:
     return Stats(tuple(value.get(s, 0) for s in STATS))  # type: ignore[arg-type]
 
 
+def _structure_requirements(value: Any, _t: Any) -> Requirements:
+    """A skill's `requires` table: only the stats it lists (§2 スキルの発動条件)."""
+    listed = _structure_stats(value, _t)
+    return Requirements(tuple((s, listed[s]) for s in STATS if s in value))
+
+
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     conv.register_structure_hook(int, _strict(int))
     conv.register_structure_hook(str, _strict(str))
     conv.register_structure_hook(bool, _strict(bool))
     conv.register_structure_hook(Stats, _structure_stats)
+    conv.register_structure_hook(Requirements, _structure_requirements)
     return conv
 
 
@@ -625,7 +689,7 @@ def shortages(cards: CardSet, players: int, first_game: bool = False) -> list[Sh
     to each player before the draft (the discard pile is empty then, so §7's reshuffle
     cannot help). §5-3: each bid round reveals the players' number of targets from the
     attack deck; won targets leave it, so with fewer than targets × rounds attack cards a
-    round could not reveal as many as §5-3 says (docs/RULINGS.md R30)."""
+    round could not reveal as many as §5-3 says (docs/RULINGS.md R31)."""
     from .state import BID_ROUNDS, DRAFT_HAND_SIZE
     n = players
     per, rounds = BID_ROUNDS[n]

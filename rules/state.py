@@ -113,9 +113,9 @@ class Attack:
     attacker: int
     counter: bool
     card: str
-    range_skill: str
+    range_skill: Optional[str]                         # None until declared (RULINGS R22)
     stage: str = "skills"
-    skills: tuple[tuple[str, str], ...] = ()           # (card, skill) declared, range first
+    skills: tuple[tuple[str, str], ...] = ()           # (card, skill) declared, in order
     targets: tuple[int, ...] = ()                      # seats, repeated when chosen again
     areas: tuple[int, ...] = ()                        # multi-area attacks: chosen areas
     defense: tuple[tuple[int, str, str], ...] = ()     # (seat, card, skill) declared

@@ -250,7 +250,7 @@ class TacticalApp(App):
         try:
             table = GameTable(Config(players=players, first_game=first_game), setups, seed,
                               self.cards, save_path=path, lang=self.lang, lock=lock)
-        except CardDataError as exc:           # card data too small for this game (R30)
+        except CardDataError as exc:           # card data too small for this game (R31)
             if lock is not None:
                 lock.release()
             from .text import card_error_text

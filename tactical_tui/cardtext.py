@@ -4,7 +4,7 @@ what a card says and what the rules do cannot drift apart."""
 from __future__ import annotations
 
 from rules.battle import RANGE_AREA, RANGE_CRIT
-from rules.cards import AttackCard, CardSet, DefenseCard, Effect, Skill, Stats
+from rules.cards import AttackCard, CardSet, DefenseCard, Effect, Requirements, Skill, Stats
 
 STAT_NAMES = {
     "ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},
@@ -82,14 +82,28 @@ def effect_text(e: Effect, timing: str, lang: str) -> str:
         return (f"バトルチップを{e.count}枚まで選択なしで引き、追加で引かない（ミスなどの自動終了は通常どおり）。" if ja else
                 f"Draw up to {_plural(e.count, 'battle chip')} with no choice and no drawing on (automatic ends still apply).")
     if k == "counter_block":
+        if e.targets == "crit":
+            return ("このアタックでクリティカルが発生したターゲットはカウンターできない。" if ja else
+                    "The targets of this attack for whom a critical occurs cannot counter.")
+        if e.targets == "not_crit":
+            return ("このアタックでクリティカルが発生しなかったターゲットはカウンターできない。" if ja else
+                    "The targets of this attack for whom no critical occurs cannot counter.")
         return ("このアタックのターゲットはカウンターできない。" if ja else
                 "The targets of this attack cannot counter.")
+    if k == "cause_crit":
+        if e.value is None:
+            return ("このアタックのすべてのターゲットにクリティカルが発生する。" if ja else
+                    "A critical occurs for every target of this attack.")
+        return (f"距離{e.value}のターゲットにもクリティカルが発生する。" if ja else
+                f"A critical also occurs for targets at distance {e.value}.")
     raise ValueError(f"no text for effect kind {k!r}")
 
 
-def requires_text(req: Stats, lang: str) -> str:
+def requires_text(req: Requirements, lang: str) -> str:
+    """§2 スキルの発動条件: exactly the stats the skill lists (a listed 0 too); none listed
+    is no requirement."""
     parts = [f"{STAT_NAMES[lang][k]}{v}" if lang == "ja" else f"{STAT_NAMES[lang][k]} {v}"
-             for k, v in req.items() if v]
+             for k, v in req.items()]
     if not parts:
         return "条件なし" if lang == "ja" else "no requirement"
     return "・".join(parts) if lang == "ja" else ", ".join(parts)
@@ -107,6 +121,8 @@ def skill_text(cards: CardSet, sk: Skill, lang: str) -> str:
             TIMING[lang][sk.timing]]
     if sk.exclusive:
         head.append("併用不可" if lang == "ja" else "exclusive")
+    if sk.combines:
+        head.append("同系統のスキルと併用可" if lang == "ja" else "combines with its family")
     name = sk.name.get(lang)
     title = f"《{name}》（{fam}）" if lang == "ja" else f"{name} ({fam})"
     sep = "／" if lang == "ja" else " / "
@@ -129,6 +145,10 @@ def card_summary(cards: CardSet, card: DefenseCard | AttackCard, lang: str) -> s
         bits.append(("チップ " if lang == "ja" else "chips ") + " ".join(str(c) for c in card.chips))
     if card.mods.nonzero():
         bits.append(mods_text(card.mods, lang))
+    if getattr(card, "counter_distances", ()):
+        ds = "・".join(str(d) for d in card.counter_distances) if lang == "ja" else \
+            ", ".join(str(d) for d in card.counter_distances)
+        bits.append(f"カウンターは距離{ds}から" if lang == "ja" else f"counters from distance {ds}")
     if card.series:
         s = next(x for x in cards.series if x.id == card.series)
         bits.append((f"シリーズ: {s.name.ja}" if lang == "ja" else f"series: {s.name.en}"))

@@ -828,6 +828,14 @@ def _field_types(cls: type) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in attrs.fields(cls)}
 
 
+def _optional_of(tp: Any) -> Any:
+    """X for Optional[X] (a field that may be left out, e.g. StartAttack's skill), else None."""
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) is typing.Union and type(None) in args and len(args) == 2:
+        return next(a for a in args if a is not type(None))
+    return None
+
+
 def _action(path: str, place: str, entry: Any, players: int,
             meta: tuple[str, ...]) -> tuple[Any, _Reader]:
     """The action an action table describes (type = the class name, then its fields)."""
@@ -843,11 +851,14 @@ def _action(path: str, place: str, entry: Any, players: int,
     cls = ACTIONS[kind]
     types = _field_types(cls)
     r = _Reader(path, f"{place} ({kind})", entry, ("type",) + meta + tuple(types))
-    missing = [f for f in types if f not in entry]
+    missing = [f for f in types if f not in entry and _optional_of(types[f]) is None]
     if missing:
         raise r.error(f"missing field {missing[0]!r} ({kind} takes {', '.join(types)})")
     values = {}
     for name, tp in types.items():
+        if name not in entry:           # an optional field left out: its default
+            continue
+        tp = _optional_of(tp) or tp
         value = entry[name]
         allowed = typing.get_args(tp) if typing.get_origin(tp) is typing.Literal else None
         base = str if allowed else tp

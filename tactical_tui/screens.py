@@ -551,7 +551,7 @@ class BuildScreen(GameScreen):
         usable = []
         for c in obs.equipped:
             for sk in cards.card(c).skills:
-                if stats.meets(sk.requires):
+                if sk.requires.met_by(stats):
                     usable.append(sk.name.get(self.lang))
         lines.append(self.tr("build.skills") + ": " + ("、" if self.lang == "ja" else ", ").join(usable or ["-"]))
         v = violations(cards, obs.race, obs.equipped, avail)
@@ -564,7 +564,7 @@ class BuildScreen(GameScreen):
             lines.append(self.tr("build.no_attack"))
         for c in obs.equipped:
             card = cards.card(c)
-            if card.is_attack and not any(sk.effect.kind == "range" and stats.meets(sk.requires)
+            if card.is_attack and not any(sk.effect.kind == "range" and sk.requires.met_by(stats)
                                           for sk in card.skills):
                 lines.append(self.tr("build.no_range", card=card.name.get(self.lang)))
         if obs.seats[self.seat].confirmed and obs.phase == "build":
@@ -696,10 +696,11 @@ class BattleScreen(GameScreen):
             return self.tr("act.rest")
         if isinstance(a, A.EndTurn):
             return self.tr("act.end")
-        if isinstance(a, A.StartAttack):
-            return self.tr("act.attack", card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
-        if isinstance(a, A.StartCounter):
-            return self.tr("act.counter", card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
+        if isinstance(a, (A.StartAttack, A.StartCounter)):
+            kind = "act.attack" if isinstance(a, A.StartAttack) else "act.counter"
+            if a.skill is None:
+                return self.tr(kind + "_card", card=c.card(a.card).name.get(lang))
+            return self.tr(kind, card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
         if isinstance(a, A.Activate):
             return self.tr("act.activate", skill=c.skill(a.skill).name.get(lang))
         if isinstance(a, A.Declare):
@@ -734,12 +735,13 @@ class BattleScreen(GameScreen):
         skill = None
         seat = self.seat
         if atk is not None and atk.stage != "done":
-            skill, seat = atk.range_skill, atk.attacker
-        else:
+            skill, seat = atk.range_skill, atk.attacker     # None while not declared yet
+        if skill is None:
             ol = self.query_one("#actions", OptionList)
             if ol.highlighted is not None and ol.highlighted < len(self._actions):
                 a = self._actions[ol.highlighted]
-                if isinstance(a, (A.StartAttack, A.StartCounter)):
+                if isinstance(a, (A.StartAttack, A.StartCounter)) or (
+                        isinstance(a, A.Declare) and self.cards.skill(a.skill).effect.kind == "range"):
                     skill = a.skill
         if skill is None or obs.seats[seat].area is None:
             return set(), set()
@@ -810,7 +812,7 @@ class BattleScreen(GameScreen):
             card = self.cards.card(c)
             sk = []
             for s in card.skills:
-                ok = stats is not None and stats.meets(s.requires)
+                ok = stats is not None and s.requires.met_by(stats)
                 sk.append(("✓" if ok else "✗") + s.name.get(self.lang))
             lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
         return lines_text(lines)

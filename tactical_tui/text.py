@@ -246,8 +246,8 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"{d.seat(e.seat)}の《{d.skill(e.skill)}》が終了",
         lambda d, e: f"{d.seat(e.seat)}'s {d.skill(e.skill)} ends"),
     E.AttackStarted: (
-        lambda d, e: f"{d.seat(e.seat)}が{d.card(e.card)}《{d.skill(e.skill)}》で" + (f"{d.seat(e.target)}へカウンター" if e.counter else "アタック"),
-        lambda d, e: f"{d.seat(e.seat)} " + (f"counters {d.seat(e.target)}" if e.counter else "attacks") + f" with {d.card(e.card)} ({d.skill(e.skill)})"),
+        lambda d, e: f"{d.seat(e.seat)}が{d.card(e.card)}" + (f"《{d.skill(e.skill)}》" if e.skill else "") + "で" + (f"{d.seat(e.target)}へカウンター" if e.counter else "アタック"),
+        lambda d, e: f"{d.seat(e.seat)} " + (f"counters {d.seat(e.target)}" if e.counter else "attacks") + f" with {d.card(e.card)}" + (f" ({d.skill(e.skill)})" if e.skill else "")),
     E.SkillDeclared: (
         lambda d, e: f"{d.seat(e.seat)}が《{d.skill(e.skill)}》を宣言",
         lambda d, e: f"{d.seat(e.seat)} declares {d.skill(e.skill)}"),
@@ -379,6 +379,12 @@ REFUSAL_UI: dict[str, dict[str, str]] = {
                                      "en": "{skill} chooses targets, and a counter's only target is the attacker"},
     "illegal.skills_closed": {"ja": "攻撃者のスキル宣言は終わっています（ターゲットを選ぶ前に宣言します）",
                               "en": "The attacker's skills are declared before the targets are chosen"},
+    "illegal.other_attack_card": {"ja": "《{skill}》は別のアタックカード{card}のスキルです（アタックとカウンターでは、使うカード自身とディフェンスカードのスキルだけを使えます）",
+                                  "en": "{skill} is printed on {card}, another attack card: an attack or counter uses the skills of its own card (and of defense cards)"},
+    "illegal.range_skill_needed": {"ja": "先に{card}の距離スキルを1つ宣言してください",
+                                   "en": "Declare one range skill of {card} first"},
+    "illegal.declared_not_payable": {"ja": "宣言したスキルの支払う魔力は{cost}です（魔力軽減の後、現在魔力は{mana}）",
+                                     "en": "The declared skills cost {cost} mana after reductions; the current mana is {mana}"},
     # §6 アタック 4 / ターゲットの選択 / 複数スキル
     "illegal.no_target_in_range": {"ja": "《{skill}》の{range}のアタックエリアに、ターゲットにできるプレイヤーがいません",
                                    "en": "Nobody can be targeted in the {range} attack area of {skill}"},

@@ -21,6 +21,7 @@ from ai.hard import SEARCHED, HardPlayer, RolloutPlayer, determinize
 from ai.normal import NormalPlayer
 from rules import Config, apply, legal_actions, new_game, observe, pending
 from rules.cards import default_cards
+from rules import actions as A
 
 from hidden import hide_differently
 
@@ -95,7 +96,10 @@ def test_hard_with_full_searches_finishes_games(cards, players):
         if seat == 0 and hard.last_search is not None:
             searched.append(hard.last_search)
             assert hard.last_search["rounds"] == 2
-            assert hard.last_search["candidates"] == len(obs.legal)
+            # every legal action but the card-alone starts (the same attacks, RULINGS R22)
+            alone = [a for a in obs.legal if isinstance(a, (A.StartAttack, A.StartCounter))
+                     and a.skill is None]
+            assert hard.last_search["candidates"] == len(obs.legal) - len(alone)
         state, _ = apply(state, action)
     assert searched, "the hard seat made no searched decision"
 

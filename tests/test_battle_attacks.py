@@ -57,18 +57,19 @@ def test_6_attack_only_range_skills_whose_requirements_are_met():
     long range needs STR 5: a human has 3, with the Power Band (+2) 5."""
     mid = StartAttack(0, "strong_bow", "strong_bow_mid")
     long = StartAttack(0, "strong_bow", "strong_bow_long")
+    bow = StartAttack(0, "strong_bow")     # the card alone, its range declared later (R22)
     weak = {0: {"equip": ["strong_bow"], "area": 1}}
     strong = {0: {"equip": ["strong_bow", "power_band"], "area": 1}}
     at2 = {1: {"area": 3}}
     at3 = {1: {"area": 4}}
     assert [a for a in legal_actions(position(3, {**weak, **at2}))
-            if isinstance(a, StartAttack)] == [mid]
+            if isinstance(a, StartAttack)] == [mid, bow]
     assert {a for a in legal_actions(position(3, {**strong, **at2}))
-            if isinstance(a, StartAttack)} == {mid, long}
+            if isinstance(a, StartAttack)} == {mid, long, bow}
     assert not [a for a in legal_actions(position(3, {**weak, **at3}))
                 if isinstance(a, StartAttack)]
     assert [a for a in legal_actions(position(3, {**strong, **at3}))
-            if isinstance(a, StartAttack)] == [long]
+            if isinstance(a, StartAttack)] == [long, bow]
 
 
 def test_6_attack_range_skill_must_be_payable():

@@ -49,7 +49,8 @@ def test_6_counter_only_from_the_crit_area(chips, attacker, weapon, distance, of
     state, _ = attacked(chips, weapon, distance, attacker=attacker)
     if offered:
         assert pending(state).kind == "counter" and pending(state).seats == (1,)
-        assert set(legal_actions(state)) == {StartCounter(1, weapon, RANGE[weapon]), Decline(1)}
+        assert set(legal_actions(state)) == {StartCounter(1, weapon, RANGE[weapon]),
+                                             StartCounter(1, weapon), Decline(1)}
     else:
         assert pending(state).kind == "turn" and pending(state).seats == (0,)
 
@@ -62,7 +63,7 @@ def test_6_counter_needs_a_usable_range_skill(chips):
     assert pending(state).kind == "turn"
     state, _ = attacked(chips, "strong_bow", 3, attacker="bow", target_extra=["power_band"])
     assert set(legal_actions(state)) == {StartCounter(1, "strong_bow", "strong_bow_long"),
-                                         Decline(1)}
+                                         StartCounter(1, "strong_bow"), Decline(1)}
 
 
 def test_6_counter_needs_a_range_skill_usable_in_a_counter(chips):
@@ -72,11 +73,13 @@ def test_6_counter_needs_a_range_skill_usable_in_a_counter(chips):
     state, _ = attacked(chips, "sling", 3, attacker="bow")
     assert pending(state).kind == "turn"
     state, _ = attacked(chips, "sling", 3, attacker="bow", target_extra=["bow"])
-    assert set(legal_actions(state)) == {StartCounter(1, "bow", "bow_range"), Decline(1)}
+    assert set(legal_actions(state)) == {StartCounter(1, "bow", "bow_range"),
+                                         StartCounter(1, "bow"), Decline(1)}
 
 
 def test_6_counter_needs_the_mana_of_its_range_skill(chips):
-    """§6 魔力を消費するスキル: the Lance's range skill costs 1 — without mana no counter."""
+    """§6 魔力を消費するスキル: the Lance's range skill costs 1 — without mana (and with no
+    reduction to declare, see test_battle_mana.py) no counter."""
     state, _ = attacked(chips, "lance", 2, target_extra=["power_band"], mana=0)
     assert pending(state).kind == "turn"
     state, _ = attacked(chips, "lance", 2, target_extra=["power_band"], mana=1)
@@ -186,9 +189,11 @@ def test_6_knocked_out_target_does_not_counter(chips):
 
 
 def two_counterers(order=(0, 1, 2), block=False, **seat0):
-    """Seat 0 (Twin Blade + Mace, area 1) attacks seats 1 and 2 (Short Swords, area 2:
-    the attacker is in their crit area)."""
-    s0 = {"equip": ["twin_blade", "mace"], "area": 1}
+    """Seat 0 (Twin Blade + the two Moon cards, whose Hush blocks counters; area 1)
+    attacks seats 1 and 2 (Short Swords, area 2: the attacker is in their crit area). The
+    block is on a defense card: an attack card's skills work only in attacks made with
+    that card (RULINGS R21)."""
+    s0 = {"equip": ["twin_blade", "moon_amulet", "moon_ring"], "area": 1}
     s0.update(seat0)
     return position(3, {0: s0, 1: {"equip": ["short_sword"], "area": 2},
                         2: {"equip": ["short_sword"], "area": 2}}, order=order)
@@ -200,7 +205,7 @@ def test_6_counter_block_stops_every_target(chips):
     state = two_counterers()
     chips("miss")
     state, ev = attack(state, 0, "twin_blade", "twin_blade_range", 1, 2,
-                       declare=[("twin_blade", "twin_blade_sweep"), ("mace", "mace_stagger")])
+                       declare=[("twin_blade", "twin_blade_sweep"), ("moon_amulet", "moon_hush")])
     assert pending(state).kind == "turn" and pending(state).seats == (0,)
     # without the block both could have countered
     state = two_counterers()

@@ -65,5 +65,5 @@ def test_6_magic_only_seat_acts_normally():
     state, ev = run(state, EndTurn(0))
     assert not of_type(ev, TurnEnded)[1:]
     assert pending(state).seats == (1,)
-    assert {StartAttack(1, "fire_bolt", "fire_bolt_range"), Move(1, 1), Move(1, -1), Rest(1),
-            EndTurn(1)} == set(legal_actions(state))
+    assert {StartAttack(1, "fire_bolt", "fire_bolt_range"), StartAttack(1, "fire_bolt"),
+            Move(1, 1), Move(1, -1), Rest(1), EndTurn(1)} == set(legal_actions(state))

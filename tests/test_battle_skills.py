@@ -21,26 +21,39 @@ from test_battle_positions import (bag_of, bags, chips, damage, of_type,  # noqa
 def test_6_mana_reduction_floors_at_0_and_0_cost_skill_usable_at_0_mana(chips):
     """§6 魔力メーターの準備: 「現在魔力が0になった場合も、魔力軽減効果によって支払う魔力が0に
     なるスキルは使用できます。」; 「魔力軽減によって支払う魔力の下限は0です。」 Focus Rod at 0
-    mana: Concentrate (0, reduces 2) makes Mana Burst (1) free; Chain (3) still costs 1."""
-    state = position(3, {0: {"equip": ["focus_rod"], "area": 1, "mana": 0}, 1: {"area": 3}})
-    state, _ = run(state, StartAttack(0, "focus_rod", "focus_rod_range"))
-    assert set(legal_actions(state)) == {Declare(0, "focus_rod", "focus_rod_focus"), Done(0)}
-    state, _ = run(state, Declare(0, "focus_rod", "focus_rod_focus"))
-    assert set(legal_actions(state)) == {Declare(0, "focus_rod", "focus_rod_burst"), Done(0)}
-    state, ev = run(state, Declare(0, "focus_rod", "focus_rod_burst"))
+    mana: Concentrate (0, reduces 2) makes Mana Burst (1) free — declared before or after
+    it (RULINGS R22: the whole declared set is paid once); Chain (3) still costs 1."""
+    start = position(3, {0: {"equip": ["focus_rod"], "area": 1, "mana": 0}, 1: {"area": 3}})
+    start, _ = run(start, StartAttack(0, "focus_rod", "focus_rod_range"))
+    focus = Declare(0, "focus_rod", "focus_rod_focus")
+    burst = Declare(0, "focus_rod", "focus_rod_burst")
+    assert set(legal_actions(start)) == {focus, burst, Done(0)}
+    state, _ = run(start, focus)
+    assert set(legal_actions(state)) == {burst, Done(0)}
+    state, ev = run(state, burst)
     assert of_type(ev, ManaPaid) == [ManaPaid(0, 0, 0)]
     assert state.seats[0].mana == 0
+    assert pending(state).kind == "targets"
+    # the other order: Burst first (1 to pay, not payable yet: no Done), then Concentrate
+    state, _ = run(start, burst)
+    assert set(legal_actions(state)) == {focus}
+    state, ev = run(state, focus)
+    assert of_type(ev, ManaPaid) == [ManaPaid(0, 0, 0)]
     assert pending(state).kind == "targets"
 
 
 def test_6_mana_reduction_lowers_the_cost_paid(chips):
     """§6 魔力を消費するスキル: 「現在魔力から魔力軽減効果を反映した支払う魔力を減らし」 —
-    Chain (3) with Concentrate (−2) costs 1."""
+    Chain (3) with Concentrate (−2) costs 1, whichever is declared first."""
     state = position(3, {0: {"equip": ["focus_rod"], "area": 1, "mana": 1}, 1: {"area": 3}})
     state, _ = run(state, StartAttack(0, "focus_rod", "focus_rod_range"))
-    assert Declare(0, "focus_rod", "focus_rod_chain") not in legal_actions(state)
-    state, _ = run(state, Declare(0, "focus_rod", "focus_rod_focus"),
-                   Declare(0, "focus_rod", "focus_rod_chain"))
+    chain = Declare(0, "focus_rod", "focus_rod_chain")
+    state, _ = run(state, chain)
+    assert Done(0) not in legal_actions(state)         # 3 to pay, 1 held
+    with pytest.raises(IllegalAction) as exc:
+        apply(state, Done(0))
+    assert exc.value.code == "declared_not_payable"
+    state, _ = run(state, Declare(0, "focus_rod", "focus_rod_focus"))
     state, ev = run(state, Done(0))
     assert of_type(ev, ManaPaid) == [ManaPaid(0, 1, 0)]
 

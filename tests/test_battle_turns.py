@@ -29,7 +29,8 @@ def test_6_turn_first_action_choices():
     """§6 手番: 「移動、アタック、休息から最大2回のアクション」; 「アクションを行わずに手番を
     終了することもできます。」"""
     state = turn_position()
-    assert set(legal_actions(state)) == {SWORD, Move(0, 1), Move(0, -1), Rest(0), EndTurn(0)}
+    assert set(legal_actions(state)) == {SWORD, StartAttack(0, "short_sword"), Move(0, 1),
+                                         Move(0, -1), Rest(0), EndTurn(0)}
 
 
 def test_6_turn_at_most_two_moves_then_the_turn_ends():

@@ -1,5 +1,5 @@
 """Issue 14 point 6: card data that cannot make a game is refused with a reason
-(docs/RULINGS.md R30; §4 セットアップ, §5-1, §5-2, §5-3).
+(docs/RULINGS.md R31; §4 セットアップ, §5-1, §5-2, §5-3).
 
 Loading refuses data that cannot make even a 3-player game with every card; starting a
 game (rules.new_game, and so the app, --headless, simulate and balance) refuses the game

@@ -173,9 +173,16 @@ def case_not_range_skill():
 
 
 def case_one_range_skill():
-    """§6 アタックカードの距離: 1回の処理で選べる距離は1つです."""
-    state = skills_stage("twin_blade", ("twin_blade", "short_sword"))
-    return state, Declare(0, "short_sword", "short_sword_range")
+    """§6 アタックカードの距離: 1回の処理で選べる距離は1つです (Strong Bow: mid, then long)."""
+    state = started("strong_bow", ("strong_bow", "power_band"))
+    return state, Declare(0, "strong_bow", "strong_bow_long")
+
+
+def case_other_attack_card():
+    """§6 魔力を消費するスキル: そのカードによる1回のアタック…では (RULINGS R21): the Mace's
+    Stagger is not declared in a Twin Blade attack."""
+    state = skills_stage("twin_blade", ("twin_blade", "mace"))
+    return state, Declare(0, "mace", "mace_stagger")
 
 
 def case_series_inactive():
@@ -198,9 +205,24 @@ def case_wrong_timing():
 
 def case_not_enough_mana():
     """§6 魔力を消費するスキル: 現在魔力が支払う魔力に満たないスキルは使用できません
-    (Chain costs 3 with the mid range; 1 mana)."""
-    state = skills_stage("focus_rod", ("focus_rod",), mana=1)
+    (Chain costs 3, at least 1 with Concentrate; 0 mana)."""
+    state = skills_stage("focus_rod", ("focus_rod",), mana=0)
     return state, Declare(0, "focus_rod", "focus_rod_chain")
+
+
+def case_range_skill_needed():
+    """§6 アタック 2 / RULINGS R22: an attack begun with the card alone needs one of its
+    range skills declared before the declaring is done."""
+    state, _ = run(duel(), StartAttack(0, "short_sword"))
+    return state, Done(0)
+
+
+def case_declared_not_payable():
+    """§6 魔力を消費するスキル / RULINGS R22: the declared set is paid once; the Lance's
+    range skill (1) at 0 mana waits for the beads' reduction."""
+    state, _ = run(duel(("lance", "power_band", "prayer_beads"), other_area=3, mana=0),
+                   StartAttack(0, "lance", "lance_range"))
+    return state, Done(0)
 
 
 def case_already_declared():
@@ -539,6 +561,7 @@ def _candidates(state) -> list:
         out += [ChooseTarget(s, t) for t in range(state.players)]
         out += [ChooseArea(s, x) for x in range(1, 7)]
         for c in state.seats[s].equipped:
+            out += [StartAttack(s, c), StartCounter(s, c)]
             for sk in state.cards.card(c).skills:
                 out += [StartAttack(s, c, sk.id), StartCounter(s, c, sk.id),
                         Declare(s, c, sk.id), Activate(s, c, sk.id)]
