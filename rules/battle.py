@@ -713,7 +713,10 @@ def _target_problem(state: GameState, action: object, a: Attack, no) -> Optional
             return no("area_not_in_range", area=action.area, range=rng_, lo=lo, hi=hi)
         if action.area in a.areas:
             return no("area_already_chosen", area=action.area)
-        return no("area_no_target", area=action.area)
+        last = len(a.areas) == areas - 1
+        if last and not a.targets and not _area_seats(state, a, [action.area]):
+            return no("area_no_target", area=action.area)
+        return None
     if isinstance(action, Done) and not a.targets:
         return no("no_target_chosen")
     return None

@@ -178,10 +178,9 @@ TUI: dict[str, dict[str, str]] = {
     "act.end": {"ja": "手番終了", "en": "End the turn"},
     "act.attack": {"ja": "アタック: {card}《{skill}》", "en": "Attack: {card} ({skill})"},
     "act.counter": {"ja": "カウンター: {card}《{skill}》", "en": "Counter: {card} ({skill})"},
-    "act.attack_card": {"ja": "アタック: {card}（距離スキルはほかのスキルと宣言）",
-                        "en": "Attack: {card} (range skill declared with the others)"},
-    "act.counter_card": {"ja": "カウンター: {card}（距離スキルはほかのスキルと宣言）",
-                         "en": "Counter: {card} (range skill declared with the others)"},
+    # the card alone: its range skill is declared later, with the others (RULINGS R22)
+    "act.attack_card": {"ja": "アタック: {card}（距離は後で）", "en": "Attack: {card} (range later)"},
+    "act.counter_card": {"ja": "カウンター: {card}（距離は後で）", "en": "Counter: {card} (range later)"},
     "act.activate": {"ja": "継続スキル《{skill}》", "en": "Activate {skill}"},
     "act.declare": {"ja": "スキル宣言《{skill}》（魔力{mana}）", "en": "Declare {skill} (mana {mana})"},
     "act.done": {"ja": "宣言終了", "en": "Done"},

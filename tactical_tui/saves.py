@@ -230,7 +230,9 @@ def new_game_path() -> Path:
 
 
 def action_to_dict(action) -> dict:
-    d = _conv.unstructure(action)
+    # an optional field left unset (StartAttack's skill, RULINGS R22) is not written: it
+    # loads back as its default
+    d = {k: v for k, v in _conv.unstructure(action).items() if v is not None}
     d["type"] = type(action).__name__
     return d
 

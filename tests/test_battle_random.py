@@ -58,7 +58,11 @@ def expected_bag(state) -> Counter:
     else:
         crit = CRIT[cs.skill(atk.range_skill).effect.range]
         here = state.seats[atk.attacker].area
+        caused = [cs.skill(s).effect.value for _, s in atk.skills
+                  if cs.skill(s).effect.kind == "cause_crit"]      # RULINGS R28
         crits = 1 + extra if any(ring(here, state.seats[t].area) == crit
+                                 or any(v is None or v == ring(here, state.seats[t].area)
+                                        for v in caused)
                                  for t in atk.targets) else 0
     zeros = max((sum(cs.skill(s).effect.count for d, _, s in atk.defense
                      if d == t and cs.skill(s).effect.kind == "add_zero_chips")
@@ -82,8 +86,8 @@ def check_attack(state) -> None:
     for t in atk.targets:
         assert t != atk.attacker
         d = ring(here, state.seats[t].area)
-        if atk.counter:
-            assert d == CRIT[rng]
+        if atk.counter:   # the crit area, or the distances the card states (RULINGS R30)
+            assert d in (state.cards.card(atk.card).counter_distances or (CRIT[rng],))
         else:
             assert AREA[rng][0] <= d <= AREA[rng][1]
 

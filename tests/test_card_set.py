@@ -57,9 +57,15 @@ def test_ids_unique_and_references_resolve(cards):
             assert sk.family in fams
 
 
+# Effect kinds the rules support that the shipped set does not use yet: cause_crit
+# (RULINGS R28) came with issue 13 point 7, whose cards wait for a balance re-run; it is
+# pinned with tests/data/battle_cards.toml and inline scenario cards.
+NOT_YET_SHIPPED = {"cause_crit"}
+
+
 def test_every_effect_kind_and_family_used(cards):
     skills = [sk for c in cards.defense + cards.attack for sk in c.skills]
-    assert {sk.effect.kind for sk in skills} == set(EFFECT_KINDS)
+    assert {sk.effect.kind for sk in skills} == set(EFFECT_KINDS) - NOT_YET_SHIPPED
     assert {sk.family for sk in skills} == {f.id for f in cards.families}
     for s in cards.series:
         assert sum(1 for c in cards.defense + cards.attack if c.series == s.id) >= 2
