@@ -7,7 +7,7 @@ actions `apply` accepts; anything else raises `IllegalAction` with a readable re
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Literal, Mapping, Optional, get_args, get_type_hints
+from typing import Literal, Mapping, Optional, Union, get_args, get_origin, get_type_hints
 
 import attrs
 from attrs import frozen
@@ -437,17 +437,21 @@ ACTION_TYPES: tuple[type, ...] = (Pick, PlaceBid, Pass, UseAuction, Pay, Apprais
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _kinds(cls: type) -> tuple[tuple[str, object], ...]:
-    """(field, kind) per field of an action class: int | str | a tuple of allowed strings."""
+def _kinds(cls: type) -> tuple[tuple[str, object, bool], ...]:
+    """(field, kind, optional) per field of an action class: kind int | str | a tuple of
+    allowed strings (a Literal); optional when the field may also be None (Optional[...])."""
     hints = get_type_hints(cls)
     out = []
     for f in attrs.fields(cls):
-        hint = hints[f.name]
-        out.append((f.name, get_args(hint) if get_args(hint) else hint))
+        hint, optional = hints[f.name], False
+        if get_origin(hint) is Union:
+            args = [a for a in get_args(hint) if a is not type(None)]
+            optional, hint = True, args[0]
+        out.append((f.name, get_args(hint) if get_origin(hint) is Literal else hint, optional))
     return tuple(out)
 
 
-FIELD_KINDS: dict[type, tuple[tuple[str, object], ...]] = {t: _kinds(t) for t in ACTION_TYPES}
+FIELD_KINDS: dict[type, tuple[tuple[str, object, bool], ...]] = {t: _kinds(t) for t in ACTION_TYPES}
 
 
 def field_refusal(action: object) -> Optional[Refusal]:
@@ -457,9 +461,11 @@ def field_refusal(action: object) -> Optional[Refusal]:
     kinds = FIELD_KINDS.get(type(action))
     if kinds is None:
         return refuse(None, "not_an_action", got=type(action).__name__)
-    for name, kind in kinds:
+    for name, kind, optional in kinds:
         value = getattr(action, name)
         what = type(action).__name__
+        if value is None and optional:
+            continue
         if type(value) is not (int if kind is int else str):
             return refuse(None, "bad_field", action=what, field=name,
                           kind="int" if kind is int else "str", got=type(value).__name__)

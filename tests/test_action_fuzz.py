@@ -84,8 +84,11 @@ def equal_but_wrong(value, rnd: random.Random):
     return rnd.choice([None, value.encode(), [value], (value,), Odd()])
 
 
-def mistyped(value, kind) -> bool:
-    """The spec of a field's type (restated here, independent of rules.actions)."""
+def mistyped(value, kind, optional: bool = False) -> bool:
+    """The spec of a field's type (restated here, independent of rules.actions); an
+    optional field (StartAttack.skill, RULINGS R22) may also be None."""
+    if optional and value is None:
+        return False
     if kind is int:
         return type(value) is not int or not -(1 << 63) <= value < (1 << 63)
     if kind is str:
@@ -111,15 +114,19 @@ def garbage(state, legal: list, rnd: random.Random):
     roll = rnd.random()
     if roll < 0.45 and legal:
         a = rnd.choice(legal)
-        name, _ = rnd.choice(FIELD_KINDS[type(a)])
-        return attrs.evolve(a, **{name: equal_but_wrong(getattr(a, name), rnd)}), True
+        name, kind, optional = rnd.choice(FIELD_KINDS[type(a)])
+        if getattr(a, name) is None:                # an optional field left out
+            value = rnd.choice(wrong_for(kind))
+        else:
+            value = equal_but_wrong(getattr(a, name), rnd)
+        return attrs.evolve(a, **{name: value}), mistyped(value, kind, optional)
     cls = rnd.choice(ACTION_TYPES)
     kinds = FIELD_KINDS[cls]
-    values = {n: well_typed_values(state, k, rnd) for n, k in kinds}
+    values = {n: well_typed_values(state, k, rnd) for n, k, _ in kinds}
     if roll < TYPED_FROM:
-        for n, k in rnd.sample(kinds, rnd.randint(1, len(kinds))):
+        for n, k, _ in rnd.sample(kinds, rnd.randint(1, len(kinds))):
             values[n] = rnd.choice(wrong_for(k))
-    return cls(**values), any(mistyped(values[n], k) for n, k in kinds)
+    return cls(**values), any(mistyped(values[n], k, opt) for n, k, opt in kinds)
 
 
 @pytest.fixture(scope="module")
