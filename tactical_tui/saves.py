@@ -663,8 +663,11 @@ class GameLock:
             if not _same_file(fd, path):   # its holder removed it between our open and flock
                 os.close(fd)
                 continue
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
+            try:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
+            except OSError:     # a full disk: the flock holds all the same (its pid reads as unknown)
+                pass
             return cls(save, fd)
 
     def release(self) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -448,3 +449,22 @@ def test_the_continue_list_shows_each_game_and_cleans_up_on_request(tmp_path, mo
     assert words[3] not in seen["after"]
     assert _games(tmp_path) == sorted(made[2:])     # the 2 oldest gone, 5 kept
     assert seen["table"] == made[-2]
+
+
+def test_a_lock_on_a_full_disk_still_holds_and_leaves_no_file(tmp_path, monkeypatch):
+    """Issue 14 point 7/8: with no space for the pid, the game still holds its save (the
+    flock), a second window is told it is open elsewhere, and quitting removes the file."""
+    save = tmp_path / "g.json"
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(saves.os, "write", full)
+    lock = GameLock.acquire(save)
+    monkeypatch.undo()
+    assert lock.held and saves.lock_path(save).read_text() == ""
+    with pytest.raises(SaveLocked) as err:
+        GameLock.acquire(save)
+    assert err.value.pid is None                    # shown as "process ?"
+    assert lock_holder(save) == -1
+    lock.release()
+    assert not saves.lock_path(save).exists() and lock_holder(save) == 0
