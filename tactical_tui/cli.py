@@ -136,6 +136,11 @@ def main(argv: list[str] | None = None) -> int:
             print_cards(load_cards(args.sub_cards or args.cards, for_game=False), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
+        if args.command in ("balance", "simulate") and args.cards:
+            # their worker processes deal from the shipped card data: say so rather than
+            # play other cards than the ones named
+            print(ui("err.sim_cards", lang, command=args.command), file=sys.stderr)
+            return 2
         if args.command == "balance":
             from .simulate import run_balance_cli
             return run_balance_cli(args.games, args.bal_players, args.bal_seed, args.jobs,

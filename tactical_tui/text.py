@@ -53,6 +53,8 @@ UI: dict[str, dict[str, str]] = {
                   "en": "--seats takes 3 to 5 of human, random, easy, normal, hard, separated by commas."},
     "err.seed": {"ja": "--seed には0から{limit}までの整数を指定します。",
                  "en": "--seed takes a whole number from 0 to {limit}."},
+    "err.sim_cards": {"ja": "tactical {command} は同梱のカードデータで対戦します。--cards は使えません。",
+                      "en": "tactical {command} plays the shipped card data; --cards cannot be used with it."},
     "err.no_tty": {"ja": "tactical は端末で起動してください（--headless で画面なしの対戦を表示）。",
                    "en": "tactical needs a terminal (use --headless to print a game without one)."},
     "headless.title": {"ja": "TACTICAL — ランダムプレイヤー{n}人の対戦 (シード {seed})",

@@ -198,6 +198,18 @@ def test_simulate_refuses_a_game_the_cards_cannot_make(tmp_path):
     assert play_one(("random",) * 3, 1, cards).actions > 0
 
 
+@pytest.mark.parametrize("command", ["simulate", "balance"])
+@pytest.mark.parametrize("lang, words", [("en", "--cards cannot be used"),
+                                         ("ja", "--cards は使えません")])
+def test_simulate_and_balance_say_they_do_not_take_other_cards(tmp_path, command, lang, words):
+    """They deal from the shipped card data in worker processes: `--cards` is refused with
+    a message instead of being silently ignored (it was)."""
+    path = write(tmp_path, keep(TEXT, "race", 8))
+    proc = run_cli("--lang", lang, "--cards", str(path), command, "--games", "1")
+    assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
 @pytest.mark.parametrize("lang, words", [
     ("en", "cannot make a game: too few races for 5 players: 10 needed"),
     ("ja", "5人のゲームには種族が10枚必要です"),
