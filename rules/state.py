@@ -113,7 +113,7 @@ class Attack:
     attacker: int
     counter: bool
     card: str
-    range_skill: Optional[str]                         # None until declared (RULINGS R22)
+    range_skill: Optional[str] = None                  # None until declared (RULINGS R22)
     stage: str = "skills"
     skills: tuple[tuple[str, str], ...] = ()           # (card, skill) declared, in order
     targets: tuple[int, ...] = ()                      # seats, repeated when chosen again

@@ -1990,7 +1990,8 @@ def scenario_text(state: GameState, name: str = "exported position",
     lines += ["", "# Add [[action]] tables here to play on from the position, and [chance] to",
               "# script the dice and chips they need. The legal actions now:"]
     for a in legal[:60]:
-        lines.append("#   " + _toml_value({"type": type(a).__name__, **plain(a)}))
+        fields = {k: v for k, v in plain(a).items() if v is not None}   # left out = None
+        lines.append("#   " + _toml_value({"type": type(a).__name__, **fields}))
     if len(legal) > 60:
         lines.append(f"#   … and {len(legal) - 60} more")
     lines += ["", "[[expect]]", "at = 0", f"\"pending.kind\" = {_toml_value(d.kind)}",
