@@ -651,10 +651,20 @@ class BuildScreen(GameScreen):
         now — the other seats' confirmations come and go — and send a waiting Unconfirm."""
         if not self.is_attached:
             return
-        self.app.call_later(self.update_view)
+        self.app.call_later(self._follow_table)
         if self._unconfirm_asked:
             self._unconfirm_asked = False
             self.app.call_later(self.action_unconfirm)
+
+    def _follow_table(self) -> None:
+        """Refresh, unless the screen has been taken down in the meantime."""
+        from textual.css.query import NoMatches
+        if not self.is_attached or self.app.table is not self.table:
+            return
+        try:
+            self.update_view()
+        except NoMatches:           # switched away while the refresh was queued
+            pass
 
     def on_unmount(self) -> None:
         table = self.app.table
