@@ -16,7 +16,7 @@ from rules.build import available_material, equip_cost, final_stats, hand_slots_
 
 from .cardtext import STAT_SHORT
 from .i18n import pad, t
-from .safe import as_text, lines_text
+from .safe import as_text, lines_text, plain
 from .widgets import BaseScreen, card_line
 
 
@@ -72,7 +72,7 @@ class ContinueScreen(BaseScreen):
         import time
         date = time.strftime("%m-%d %H:%M", time.localtime(g.mtime))
         if g.problem is not None:
-            return Text(pad(f"{date}  " + self.tr("cont.damaged", name=g.path.name), 74).rstrip())
+            return Text(pad(f"{date}  " + self.tr("cont.damaged", name=plain(g.path.name)), 74).rstrip())
         humans = sum(1 for s in g.seats if s.human)
         levels: dict[str, int] = {}
         for s in g.seats:
