@@ -176,7 +176,7 @@ class TacticalApp(App):
     def show_continue(self) -> None:
         """The Continue list: every unfinished game with its date, seats and phase."""
         from .saves import list_games
-        from .screens import ContinueScreen
+        from .menus import ContinueScreen
         games = list_games(self.cards, include_finished=True)
         if not any(g.phase != "over" for g in games):
             self.notify(t("title.no_save", self.lang))
@@ -186,7 +186,7 @@ class TacticalApp(App):
     def clean_games(self) -> None:
         """Remove finished games and the oldest unfinished ones (asks first)."""
         from .saves import KEEP_GAMES, clean_old_games, list_games, old_games
-        from .screens import ContinueScreen
+        from .menus import ContinueScreen
         n = len(old_games(list_games(self.cards, include_finished=True)))
         if not n:
             return

@@ -1,0 +1,197 @@
+"""The menu screens before a game: title, Continue (the unfinished games) and new-game
+setup. They need no rules, AI or card data, so the first screen starts fast."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from .i18n import pad
+from .safe import plain
+from .widgets import BaseScreen
+
+
+class TitleScreen(BaseScreen):
+    KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True)]
+    ITEMS = ("quick", "new", "continue", "rules", "lang", "quit")
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="title-art")
+        yield OptionList(id="menu")
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        self.query_one("#topbar", Static).update(Text("TACTICAL", style="bold"))
+        self.query_one("#title-art", Static).update(Text(
+            "\n  T A C T I C A L\n\n  " + self.tr("title.tagline") + "\n", style="bold"))
+        menu = self.query_one("#menu", OptionList)
+        menu.clear_options()
+        menu.add_options([Option(self.tr("title." + k), id=k) for k in self.ITEMS])
+        menu.highlighted = 0
+        menu.focus()
+
+    def action_noop(self) -> None:
+        pass
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.app.title_choice(event.option.id)
+
+
+class ContinueScreen(BaseScreen):
+    """Continue: the unfinished games side by side, newest first, each with its date,
+    seats and phase (saves.list_games); a game open in another window is shown but
+    cannot be chosen; the last row cleans up old and finished games, on request."""
+
+    KEYS = BaseScreen.KEYS + [("escape", "app.back_to_title", "key.back", True)]
+
+    def __init__(self, games) -> None:
+        super().__init__()
+        self.games = [g for g in games if g.phase != "over"]
+        from .saves import old_games
+        self.cleanable = len(old_games(games))
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="setup-title")
+        yield OptionList(id="games")
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def row(self, g) -> Text:
+        import time
+        date = time.strftime("%m-%d %H:%M", time.localtime(g.mtime))
+        if g.problem is not None:
+            return Text(pad(f"{date}  " + self.tr("cont.damaged", name=plain(g.path.name)), 74).rstrip())
+        humans = sum(1 for s in g.seats if s.human)
+        levels: dict[str, int] = {}
+        for s in g.seats:
+            if not s.human:
+                levels[s.level] = levels.get(s.level, 0) + 1
+        who = [self.tr("cont.you") if humans == 1 else self.tr("cont.humans", n=humans)]
+        who += [self.tr("level." + lv) + (f"×{k}" if k > 1 else "") for lv, k in levels.items()]
+        from .text import ui
+        where = ui("phase." + g.phase, self.lang) if g.phase else "?"
+        if g.phase == "battle":
+            where = self.tr("cont.round", phase=where, r=g.round)
+        sep = "、" if self.lang == "ja" else ", "
+        text = self.tr("cont.row", date=date, seats=self.tr("cont.seats", n=len(g.seats),
+                                                              who=sep.join(who)), where=where)
+        text = pad(text, 74).rstrip()
+        if g.holder:                     # on a line of its own: never cut off
+            text += "\n" + " " * 13 + self.tr("cont.elsewhere", pid=g.holder)
+        return Text(text)
+
+    def refresh_view(self) -> None:
+        self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("title.continue"),
+                                                      style="bold"))
+        self.query_one("#setup-title", Static).update(Text(self.tr("cont.title")))
+        ol = self.query_one("#games", OptionList)
+        ol.clear_options()
+        ol.add_options([Option(self.row(g), id=f"g{i}",
+                               disabled=bool(g.holder or g.problem is not None))
+                        for i, g in enumerate(self.games)])
+        if self.cleanable:
+            from .saves import KEEP_GAMES
+            ol.add_option(Option(Text(self.tr("cont.clean", n=self.cleanable, keep=KEEP_GAMES)),
+                                 id="clean"))
+        first = next((i for i in range(ol.option_count)
+                      if not ol.get_option_at_index(i).disabled), None)
+        ol.highlighted = first
+        ol.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == "clean":
+            self.app.clean_games()
+            return
+        g = self.games[int(event.option.id[1:])]
+        self.app.continue_game(str(g.path))
+
+
+class SetupScreen(BaseScreen):
+    """New game: players, each seat human/AI level, first game, language, seed, AI pause."""
+
+    KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
+                              ("right", "change(1)", "", False, True),
+                              ("escape", "app.back_to_title", "key.back", True)]
+    LEVELS = ("human", "normal", "hard", "easy", "random")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.players = 4
+        self.seats = ["human", "normal", "normal", "normal", "normal"]
+        self.first_game = True
+        self.seed = None
+        self.delay = 0.6
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="setup-title")
+        yield OptionList(id="form")
+
+    def on_mount(self) -> None:
+        if self.seed is None:
+            self.seed = self.app.default_seed
+        self.delay = self.app.ai_delay
+        self.refresh_view()
+
+    def rows(self) -> list[tuple[str, str]]:
+        lv = lambda x: self.tr("setup.human") if x == "human" else \
+            self.tr("setup.ai", level=self.tr("level." + x))
+        out = [("players", f"{self.tr('setup.players')}: {self.players}")]
+        for i in range(self.players):
+            out.append((f"seat{i}", f"{self.tr('setup.seat', n=i + 1)}: {lv(self.seats[i])}"))
+        out.append(("first", f"{self.tr('setup.first_game')}: "
+                             f"{self.tr('setup.on') if self.first_game else self.tr('setup.off')}"))
+        out.append(("lang", f"{self.tr('setup.lang')}: {'日本語' if self.lang == 'ja' else 'English'}"))
+        out.append(("seed", f"{self.tr('setup.seed')}: "
+                            f"{self.seed if self.seed is not None else self.tr('setup.random')}"))
+        out.append(("delay", f"{self.tr('setup.delay')}: {self.delay:.1f}"))
+        out.append(("start", self.tr("setup.start")))
+        return out
+
+    def refresh_view(self) -> None:
+        self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("title.new"), style="bold"))
+        self.query_one("#setup-title", Static).update(self.tr("setup.title"))
+        form = self.query_one("#form", OptionList)
+        keep = form.highlighted or 0
+        form.clear_options()
+        form.add_options([Option(text, id=key) for key, text in self.rows()])
+        form.highlighted = min(keep, form.option_count - 1)
+        form.focus()
+
+    def action_change(self, step: int) -> None:
+        form = self.query_one("#form", OptionList)
+        if form.highlighted is None:
+            return
+        key = form.get_option_at_index(form.highlighted).id
+        if key == "players":
+            self.players = min(5, max(3, self.players + step))
+        elif key.startswith("seat"):
+            i = int(key[4:])
+            k = (self.LEVELS.index(self.seats[i]) + step) % len(self.LEVELS)
+            self.seats[i] = self.LEVELS[k]
+            if not any(s == "human" for s in self.seats[:self.players]):
+                self.seats[i] = "human" if step > 0 else self.seats[i]
+                if not any(s == "human" for s in self.seats[:self.players]):
+                    self.seats[0] = "human"
+        elif key == "first":
+            self.first_game = not self.first_game
+        elif key == "lang":
+            self.app.set_lang("en" if self.lang == "ja" else "ja")
+            return
+        elif key == "seed":
+            self.seed = None if (self.seed is not None and self.seed + step < 0) else \
+                max(0, (self.seed if self.seed is not None else -1) + step)
+        elif key == "delay":
+            self.delay = round(min(3.0, max(0.0, self.delay + 0.2 * step)), 1)
+        self.refresh_view()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == "start":
+            seats = tuple(self.seats[:self.players])
+            self.app.start_game(self.players, seats, self.first_game, self.seed, self.delay)
+        else:
+            self.action_change(1)
