@@ -3,7 +3,8 @@
 (with its test dependencies) and run it. Needs only Python 3.11+.
 
     python3 run.py            start a game (any further arguments go to `tactical`)
-    python3 run.py test       run the whole test suite (further arguments go to pytest)
+    python3 run.py test       run the whole test suite on every core (further arguments go
+                              to pytest; `-n 0` runs it in one process)
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 1
     if argv[:1] == ["test"]:
-        cmd = [str(BIN / "python"), "-m", "pytest", *argv[1:]]
+        args = argv[1:]
+        if not any(a == "-n" or a.startswith(("-n", "--numprocesses")) or a == "no:xdist"
+                   for a in args):
+            args = ["-n", "auto", "--dist", "worksteal", *args]   # one worker per core
+        cmd = [str(BIN / "python"), "-m", "pytest", *args]
     else:
         cmd = [str(BIN / "tactical"), *argv]
     try:
