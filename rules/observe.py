@@ -44,6 +44,7 @@ class SeatView:
     knocked_out: bool = False
     low: bool = False                  # HP has been 4 or less since last set to 6
     active: tuple = ()
+    trait_used: bool = False           # §4 / RULINGS R2: the battle trait, once per game
 
 
 @frozen
@@ -93,7 +94,7 @@ def observe(state: GameState, seat: int) -> Observation:
             race=s.race if show else None, equipped=s.equipped if show else (),
             material=s.material if show else 0, hp=s.hp, mana=s.mana, vp=s.vp,
             unluck=s.unluck, area=s.area, entered=s.entered, knocked_out=s.knocked_out,
-            low=s.low, active=s.active))
+            low=s.low, active=s.active, trait_used=s.trait_used))
     me = state.seats[seat]
     return Observation(
         seat=seat, config=state.config, phase=state.phase, start_seat=state.start_seat,
