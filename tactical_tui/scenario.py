@@ -421,7 +421,8 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
         extra = SimpleNamespace(**{a: getattr(first, a) for a in
                                    ("families", "series", "races", "guilds", "defense")},
                                 attack=second.attack)
-        skill_of: dict[str, str] = {}
+        skill_of: dict[str, str] = {g.battle_skill.id: g.id for g in first.guilds
+                                    if g.battle_skill is not None}
         for c in first.defense + second.attack:
             kind = "attack" if c.is_attack else "defense"
             if any(c.id == x.id for x in (first.races + first.guilds + first.defense
@@ -449,6 +450,14 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
     kept_cards = [c for c in merged["defense"] + merged["attack"]
                   if c.id not in ids["defense"] | ids["attack"]]
     shipped_skills = {sk.id: c.id for c in kept_cards for sk in c.skills}
+    shipped_skills.update({g.battle_skill.id: g.id for g in merged["guilds"]
+                           if g.id not in ids["guild"] and g.battle_skill is not None})
+    for g in extra.guilds:
+        sk = g.battle_skill
+        if sk is not None and sk.id in shipped_skills:
+            raise _err(path, f"inline guild {g.id!r}",
+                       f"skill id {sk.id!r} is also a skill of shipped {shipped_skills[sk.id]!r}; "
+                       "use another id")
     shipped_names = {(lang, c.name.get(lang)): c.id for c in kept_cards for lang in ("ja", "en")}
     for c in extra.defense + extra.attack:
         kind = "attack" if c.is_attack else "defense"
@@ -470,7 +479,7 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
 SEAT_KEYS = ("guild", "race_candidates", "race", "hand", "picks", "draft_choice", "equipped",
              "materialized",
              "confirmed", "revealed", "material", "hp", "mana", "vp", "unluck", "area",
-             "entered", "knocked_out", "low", "auction_used", "active")
+             "entered", "knocked_out", "low", "auction_used", "trait_used", "active")
 BIDDING_KEYS = ("round", "leader", "turn", "current", "upcoming", "bids", "passed", "step",
                 "payments", "tied")
 BID_STEPS = ("bid", "auction", "payment", "appraisal")
@@ -639,9 +648,12 @@ class _Builder:
                 raise ar.error("give the card and the skill in effect")
             card = ar.get("card", str)
             skill = ar.get("skill", str)
-            if card not in equipped:
-                raise ar.error(f"{card!r} is not an equipped card of this seat", "card")
-            if skill not in {s.id for s in self.cards.card(card).skills}:
+            trait = self.cards.guild(guild).battle_skill if card == guild else None
+            if card not in equipped and trait is None:
+                raise ar.error(f"{card!r} is not an equipped card of this seat (nor its guild "
+                               "with a battle trait)", "card")
+            if skill not in ({trait.id} if trait is not None else
+                             {s.id for s in self.cards.card(card).skills}):
                 raise ar.error(f"{skill!r} is not a skill of {card!r}", "skill")
             until = ar.get("until", str, self.cards.skill(skill).continuous or "turn_end")
             if until not in ("turn_end", "next_turn_start"):
@@ -656,7 +668,8 @@ class _Builder:
             hp=hp, mana=r.get("mana", int, default_mana, 0, 99), vp=r.get("vp", int, 0, 0, 9),
             unluck=r.get("unluck", int, 0, 0, 2), area=area, entered=entered,
             knocked_out=knocked_out, low=r.get("low", bool, hp <= 4),
-            active=tuple(active), auction_used=r.get("auction_used", bool, False))
+            active=tuple(active), auction_used=r.get("auction_used", bool, False),
+            trait_used=r.get("trait_used", bool, False))
 
     def bidding(self, start: int) -> BiddingState:
         draft = self.phase == "draft"
