@@ -401,3 +401,146 @@ def test_4_games_with_battle_trait_guilds_run_to_the_end(level):
                 assert not s.trait_used
         used += len(uses)
     assert used > 0
+
+
+# --------------------------------------------------------------- tactical cards
+
+@pytest.mark.parametrize("lang, words", [("ja", ["各バトル中1回（ゲーム中1回）", "《Cry》（会心）", "被攻撃時"]),
+                                         ("en", ["Once per battle (once per game)", "Cry (Critical)",
+                                                 "When attacked"])])
+def test_4_tactical_cards_lists_battle_traits(tmp_path, lang, words):
+    """`tactical cards --cards FILE` lists custom card data with battle-trait guilds: the
+    count and the skill as a card's skill reads, within 80 columns, nothing cut off."""
+    import io
+
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    from rules.cards import load_cards
+    from tactical_tui.cards_cmd import print_cards
+    path = tmp_path / "custom.toml"
+    path.write_text(_shipped_with_traits(), encoding="utf-8")
+    buf = io.StringIO()
+    print_cards(load_cards(path, for_game=False), lang, ("guild",), False,
+                Console(file=buf, width=80, color_system=None))
+    out = buf.getvalue()
+    assert max(cell_len(line) for line in out.splitlines()) <= 80 and "…" not in out
+    squeezed = re.sub(r"[\s│]+", "", out)
+    for w in words:
+        assert re.sub(r"\s+", "", w) in squeezed, (w, out)
+
+
+# ------------------------------------------------------------------ scenarios
+
+V2 = Path(__file__).resolve().parent.parent / "scenarios" / "v2"
+
+
+def _variant(tmp_path, name, old, new):
+    text = (V2 / name).read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / name
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def test_4_scenario_expectation_on_trait_used_can_fail(tmp_path):
+    """A scenario states whether the trait has been used (state and observation); made
+    wrong, it fails with the difference."""
+    from tactical_tui.scenario import load_scenario, run_scenario
+    assert run_scenario(load_scenario(V2 / "battle-trait-offered-in-attack.toml")).passed
+    path = _variant(tmp_path, "battle-trait-offered-in-attack.toml",
+                    '"seats[0].trait_used" = true\n"seats[0].mana" = 2',
+                    '"seats[0].trait_used" = false\n"seats[0].mana" = 2')
+    result = run_scenario(load_scenario(path))
+    assert not result.passed
+    out = "\n".join(result.failures)
+    assert "seats[0].trait_used" in out and "expected: false" in out and "actual:   true" in out
+
+
+def test_4_scenario_seat_starts_with_the_trait_used(tmp_path):
+    """`trait_used = true` in a [[seat]]: the trait is not offered from the start."""
+    from tactical_tui.scenario import load_scenario, run_scenario
+    path = _variant(tmp_path, "battle-trait-offered-in-attack.toml",
+                    'guild = "t_war_drum"\n', 'guild = "t_war_drum"\ntrait_used = true\n')
+    sc = load_scenario(path)
+    assert sc.state.seats[0].trait_used
+    result = run_scenario(sc)
+    assert not result.passed and "trait_used" in "\n".join(result.failures)
+
+
+def test_4_scenario_continuous_trait_in_effect(tmp_path):
+    """A continuous trait may be given in effect (`active`, card = the seat's guild)."""
+    from tactical_tui.scenario import ScenarioError, load_scenario
+    text = (V2 / "battle-trait-offered-in-attack.toml").read_text(encoding="utf-8")
+    text = text.replace('mana = 1, timing = "attack", effect = { kind = "add_crit_chips", count = 1 }',
+                        'mana = 0, timing = "turn", continuous = "turn_end", effect = { kind = "move_then_attack" }')
+    good = tmp_path / "active.toml"
+    good.write_text(text.replace('guild = "t_war_drum"\n', 'guild = "t_war_drum"\ntrait_used = true\n'
+                                 'active = [{ card = "t_war_drum", skill = "t_drum" }]\n'), encoding="utf-8")
+    sc = load_scenario(good)
+    assert sc.state.seats[0].active[0].card == "t_war_drum"
+    bad = tmp_path / "bad-active.toml"
+    bad.write_text(text.replace('guild = "t_war_drum"\n', 'guild = "t_war_drum"\n'
+                                'active = [{ card = "t_war_drum", skill = "t_sword_short" }]\n'),
+                   encoding="utf-8")
+    with pytest.raises(ScenarioError, match="'t_sword_short' is not a skill of 't_war_drum'"):
+        load_scenario(bad)
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ('family = "t_critical", mana = 1', 'family = "t_critcal", mana = 1',
+     ["inline cards: guild 't_war_drum' (line 30), field trait.skill.family", "unknown family 't_critcal'"]),
+    ('id = "t_drum"', 'id = "short_sword_short"',
+     ["inline guild 't_war_drum'", "'short_sword_short' is also a skill of shipped 'short_sword'"]),
+    ('id = "t_drum"', 'id = "t_sword_short"',
+     ["inline attack 't_sword'", "'t_sword_short' is also a skill of 't_war_drum'"]),
+    ('skill = { id = "t_drum"', 'skil = { id = "t_drum"',
+     ["field trait.skil", "did you mean 'skill'"]),
+])
+def test_4_malformed_inline_battle_trait(tmp_path, old, new, words):
+    from tactical_tui.scenario import ScenarioError, load_scenario
+    path = _variant(tmp_path, "battle-trait-offered-in-attack.toml", old, new)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    for w in words:
+        assert w in str(err.value), str(err.value)
+
+
+# -------------------------------------------------------- save, replay, export
+
+def test_4_replay_export_of_trait_positions_round_trips(tmp_path, capsys):
+    """`tactical --cards FILE replay SAVE --step N --export OUT.toml` for a game of custom
+    card data with battle traits: the position before and after a trait's use is written
+    with its card data, loads back equal (trait_used as it was) and its checks pass."""
+    from tactical_tui.cli import main
+    from tactical_tui.saves import FORMAT, SaveData, SeatEntry, to_json
+    from tactical_tui.scenario import load_scenario, run_scenario
+    cards_path = tmp_path / "custom.toml"
+    cards_path.write_text(_shipped_with_traits(), encoding="utf-8")
+    cfg = Config(players=4)
+    for seed in range(20):          # the first seeded random game in which a trait is used
+        state, _ = new_game(cfg, GAME_CARDS, seed)
+        rnd = random.Random(seed)
+        actions, states, used_at = [], [state], None
+        while legal_actions(state) and used_at is None:
+            a = rnd.choice(legal_actions(state))
+            state, events = apply(state, a)
+            actions.append(a)
+            states.append(state)
+            if any(isinstance(e, TraitUsed) for e in events):
+                used_at = len(actions)
+        if used_at is not None:
+            break
+    assert used_at is not None
+    save = tmp_path / "game.json"
+    save.write_text(to_json(SaveData(FORMAT, seed, cfg, tuple(SeatEntry(False, "random")
+                                                              for _ in range(4)), tuple(actions))),
+                    encoding="utf-8")
+    for step, used in ((used_at - 1, False), (used_at, True)):
+        out = tmp_path / f"step{step}.toml"
+        assert main(["--cards", str(cards_path), "replay", str(save), "--step", str(step),
+                     "--export", str(out)]) == 0, capsys.readouterr().err
+        sc = load_scenario(out)
+        assert sc.state == states[step]
+        assert any(s.trait_used for s in sc.state.seats) == used
+        assert run_scenario(sc).passed
