@@ -403,6 +403,14 @@ def test_4_games_with_battle_trait_guilds_run_to_the_end(level):
     assert used > 0
 
 
+def test_4_a_hard_ai_game_with_battle_trait_guilds_runs_to_the_end():
+    """The hard AI simulates from its observation (trait_used included) and still plays
+    only legal actions to the end."""
+    state, uses = _play(["hard", "normal", "normal"], 2)
+    assert state.phase == "over"
+    assert all(s.trait_used == (i in uses) for i, s in enumerate(state.seats))
+
+
 # --------------------------------------------------------------- tactical cards
 
 @pytest.mark.parametrize("lang, words", [("ja", ["各バトル中1回（ゲーム中1回）", "《Cry》（会心）", "被攻撃時"]),
@@ -544,3 +552,57 @@ def test_4_replay_export_of_trait_positions_round_trips(tmp_path, capsys):
         assert sc.state == states[step]
         assert any(s.trait_used for s in sc.state.seats) == used
         assert run_scenario(sc).passed
+
+
+# -------------------------------------------------- refusals agree with legal actions
+
+def test_6_explanations_agree_with_legal_actions_with_battle_traits():
+    """Random battles on the trait cards, three seats holding the battle-trait guilds: at
+    every step, a listed trait action (and every other) is never explained as refused, and
+    every trait action not listed gets a specific code — trait_used once a trait is gone."""
+    from rules import battle as B
+    from rules.actions import Confirm
+    from rules.state import Phase
+
+    from test_illegal_reasons import _candidates
+    traits = [g for g in TC.guilds if g.battle_skill is not None]
+    offered: set[str] = set()
+    codes: set[str] = set()
+    for seed in range(1, 7):
+        rnd = random.Random(seed)
+        state, _ = new_game(Config(players=3), TC, seed)
+        state = attrs.evolve(state, seats=tuple(attrs.evolve(s, guild=g.id)
+                                                for s, g in zip(state.seats, traits)))
+        while state.phase not in (Phase.BATTLE, Phase.OVER):
+            legal = legal_actions(state)
+            equip = [a for a in legal if getattr(a, "to", None) == "equip"]
+            conf = [a for a in legal if isinstance(a, Confirm)]
+            if state.phase == Phase.BUILD:
+                action = rnd.choice(equip) if equip and rnd.random() < 0.8 else \
+                    (conf[0] if conf else rnd.choice(legal))
+            else:
+                action = rnd.choice(legal)
+            state, _ = apply(state, action)
+        steps = 0
+        while state.phase == Phase.BATTLE and steps < 200:
+            legal = legal_actions(state)
+            listed = set(legal)
+            kind = pending(state).kind
+            mine = [cls(s, g.id, g.battle_skill.id) for s in range(3) for g in traits
+                    for cls in (Declare, Activate)]
+            for a in _candidates(state) + mine:
+                if a in listed:
+                    assert B.explain_early(state, a) is None, a
+                    if a.seat in pending(state).seats:
+                        assert B.explain(state, a, kind) is None, a
+                    if a in mine:
+                        offered.add(a.skill)
+                else:
+                    r = refusal(state, a)
+                    assert r.code != "illegal", f"{a} in {kind}: generic refusal"
+                    if a in mine:
+                        codes.add(r.code)
+            state, _ = apply(state, rnd.choice(legal))
+            steps += 1
+    assert offered == {g.battle_skill.id for g in traits}
+    assert {"trait_used", "trait_not_own", "wrong_timing"} <= codes
