@@ -64,7 +64,7 @@ def series_active(state: GameState, seat: int, card: str) -> bool:
                if state.cards.card(c).series == series) >= 2
 
 
-def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
+def card_skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
     """(card, skill) of the seat's equipped cards whose timing fits and whose requirements
     the final stats meet (§2 スキルの発動条件) — mana is checked separately."""
     timings = tuple(timings)
@@ -76,8 +76,16 @@ def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple
         for sk in state.cards.card(card).skills:
             if sk.timing in timings and sk.requires.met_by(stats):
                 out.append((card, sk))
+    return out
+
+
+def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
+    """`card_skills_of`, and the seat's guild battle trait while unused, where its timing
+    fits and its requirements are met (RULINGS R2), as (guild id, skill)."""
+    timings = tuple(timings)
+    out = card_skills_of(state, seat, timings)
     trait = battle_trait(state, seat)
-    if trait is not None and trait.timing in timings and trait.requires.met_by(stats):
+    if trait is not None and trait.timing in timings and trait.requires.met_by(stats_of(state, seat)):
         out.append((state.seats[seat].guild, trait))
     return out
 

@@ -92,9 +92,10 @@ def observe(state: GameState, seat: int) -> Observation:
             face_down_bids=face_down, passed=bool(bidding_now and b.passed[i]),
             confirmed=s.confirmed, auction_used=s.auction_used,
             race=s.race if show else None, equipped=s.equipped if show else (),
+            trait_used=s.trait_used,
             material=s.material if show else 0, hp=s.hp, mana=s.mana, vp=s.vp,
             unluck=s.unluck, area=s.area, entered=s.entered, knocked_out=s.knocked_out,
-            low=s.low, active=s.active, trait_used=s.trait_used))
+            low=s.low, active=s.active))
     me = state.seats[seat]
     return Observation(
         seat=seat, config=state.config, phase=state.phase, start_seat=state.start_seat,

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from rules.cards import CardSet
 
-from .cardtext import STAT_NAMES, battle_trait_text, card_summary, skill_text
+from .cardtext import STAT_NAMES, card_summary, skill_text
 from .safe import as_text, plain
 
 TYPES = ("race", "guild", "family", "defense", "attack")
@@ -56,6 +56,7 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
         for col in ("no", "name", "trait"):
             t.add_column(h(col, lang), overflow="fold" if col == "trait" else "ellipsis")
         for g in sorted(cards.guilds, key=lambda g: g.number):
+            from .cardtext import battle_trait_text
             what = battle_trait_text(cards, g.trait, lang) if g.trait.kind == "battle" else \
                 h("trait." + g.trait.kind, lang, n=g.trait.amount)
             t.add_row(str(g.number), as_text(g.name.get(lang)),
