@@ -16,11 +16,12 @@ from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done
                       Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
 from .build import final_stats
 from .cards import Skill, Stats
+from .events import TraitUsed                      # §4 / RULINGS R2: a battle trait is used
 from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDrawn,
                      CounterDeclined, DamageDealt, DieRolled, DrawEnded, Entered, Event,
                      GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
-                     SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TraitUsed,
-                     TurnEnded, TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
+                     SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TurnEnded,
+                     TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
 from .state import Active, Attack, BattleState, GameState, Phase, Turn
 
 Events = list[Event]
