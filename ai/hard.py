@@ -226,7 +226,7 @@ def determinize(obs: Observation, cards: CardSet, rng_state: int,
             equipped=obs.equipped if mine else v.equipped,
             confirmed=True, revealed=True, material=v.material,
             hp=v.hp, mana=v.mana, vp=v.vp, unluck=v.unluck, area=v.area, entered=v.entered,
-            knocked_out=v.knocked_out, low=v.low, active=v.active,
+            knocked_out=v.knocked_out, low=v.low, active=v.active, trait_used=v.trait_used,
             auction_used=v.auction_used))
     return attrs.evolve(
         base, rng=rng_state, phase=Phase.BATTLE, seats=tuple(seats), start_seat=obs.start_seat,

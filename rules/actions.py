@@ -101,6 +101,10 @@ REFUSALS: dict[str, str] = {
     "not_enough_mana": "{action} is not legal now: {skill} would make the mana to pay {cost}, "
                        "and seat {seat} has {mana}",
     "already_declared": "{action} is not legal now: {skill} is already declared",
+    "trait_used": "{action} is not legal now: {skill} is a guild trait usable once per game, "
+                  "and seat {seat} has used it",
+    "trait_not_own": "{action} is not legal now: {card} is not seat {seat}'s guild (a guild "
+                     "trait is used by its own guild's seat)",
     "same_family": "{action} is not legal now: {skill} is of the {family} family, like the "
                    "declared {other_skill} (one skill per family)",
     "exclusive": "{action} is not legal now: {skill} and {other_skill} cannot be combined "

@@ -16,6 +16,7 @@ from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done
                       Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
 from .build import final_stats
 from .cards import Skill, Stats
+from .events import TraitUsed                      # §4 / RULINGS R2: a battle trait is used
 from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDrawn,
                      CounterDeclined, DamageDealt, DieRolled, DrawEnded, Entered, Event,
                      GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
@@ -64,7 +65,7 @@ def series_active(state: GameState, seat: int, card: str) -> bool:
                if state.cards.card(c).series == series) >= 2
 
 
-def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
+def card_skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
     """(card, skill) of the seat's equipped cards whose timing fits and whose requirements
     the final stats meet (§2 スキルの発動条件) — mana is checked separately."""
     timings = tuple(timings)
@@ -77,6 +78,33 @@ def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple
             if sk.timing in timings and sk.requires.met_by(stats):
                 out.append((card, sk))
     return out
+
+
+def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
+    """`card_skills_of`, and the seat's guild battle trait while unused, where its timing
+    fits and its requirements are met (RULINGS R2), as (guild id, skill)."""
+    timings = tuple(timings)
+    out = card_skills_of(state, seat, timings)
+    trait = battle_trait(state, seat)
+    if trait is not None and trait.timing in timings and trait.requires.met_by(stats_of(state, seat)):
+        out.append((state.seats[seat].guild, trait))
+    return out
+
+
+def battle_trait(state: GameState, seat: int) -> Optional[Skill]:
+    """§4 「ギルド特性に「各バトル中1回」と記載されている場合、その使用回数はゲーム中1回です」
+    (RULINGS R2): the seat's guild battle trait while it is unused — a skill declared like a
+    card's, as (guild id, skill id), never applied by itself (§2 発動条件と消費魔力)."""
+    s = state.seats[seat]
+    return None if s.trait_used else state.cards.guild(s.guild).battle_skill
+
+
+def _use_trait(state: GameState, seat: int, card: str, skill: str, events: Events) -> GameState:
+    """A declared battle trait is used up for the rest of the game (RULINGS R2)."""
+    if card != state.seats[seat].guild:
+        return state
+    events.append(TraitUsed(seat, card, skill))
+    return state.with_seat(seat, trait_used=True)
 
 
 def has_attack_cards(state: GameState, seat: int) -> bool:
@@ -572,14 +600,25 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
 def _skill_problem(state: GameState, seat: int, card: str, skill: str,
                    timings: tuple[str, ...], now: str, no) -> Optional[Refusal]:
     """`skills_of`: an equipped card, its own skill, the series active (§5-4 シリーズ効果),
-    the timing (§6 アタックとスキルの使用タイミング) and the requirements (§2 発動条件)."""
-    if card not in state.seats[seat].equipped:
+    the timing (§6 アタックとスキルの使用タイミング) and the requirements (§2 発動条件) —
+    or the seat's own guild battle trait, unused (RULINGS R2)."""
+    guild = state.seats[seat].guild
+    if card == guild:
+        sk = state.cards.guild(guild).battle_skill
+        if sk is None or sk.id != skill:
+            return no("skill_not_on_card", card=card, skill=skill)
+        if state.seats[seat].trait_used:
+            return no("trait_used", skill=skill)
+    elif any(g.id == card for g in state.cards.guilds):
+        return no("trait_not_own", card=card)
+    elif card not in state.seats[seat].equipped:
         return no("card_not_equipped", card=card)
-    c = state.cards.card(card)
-    sk = next((x for x in c.skills if x.id == skill), None)
-    if sk is None:
-        return no("skill_not_on_card", card=card, skill=skill)
-    if not series_active(state, seat, card):
+    else:
+        c = state.cards.card(card)
+        sk = next((x for x in c.skills if x.id == skill), None)
+        if sk is None:
+            return no("skill_not_on_card", card=card, skill=skill)
+    if card != guild and not series_active(state, seat, card):
         have = sum(1 for e in state.seats[seat].equipped
                    if state.cards.card(e).series == c.series)
         return no("series_inactive", card=card, skill=skill, series=c.series, have=have)
@@ -758,7 +797,7 @@ def apply_activate(state: GameState, a: Activate, events: Events) -> GameState:
     state = state.with_seat(a.seat, mana=s.mana - paid,
                             active=s.active + (Active(a.card, a.skill, sk.continuous or "turn_end"),))
     events.append(SkillActivated(a.seat, a.card, a.skill, paid))
-    return state
+    return _use_trait(state, a.seat, a.card, a.skill, events)
 
 
 def _after_action(state: GameState, events: Events) -> GameState:
@@ -803,6 +842,7 @@ def _skills_stage(state: GameState, events: Events) -> GameState:
 def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
     atk = state.battle.attack
     events.append(SkillDeclared(a.seat, a.card, a.skill))
+    state = _use_trait(state, a.seat, a.card, a.skill, events)
     if atk.stage == "skills":
         changes: dict = {"skills": atk.skills + ((a.card, a.skill),)}
         if state.cards.skill(a.skill).effect.kind == "range":

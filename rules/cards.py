@@ -245,19 +245,38 @@ class Race:
     stats: Stats
 
 
+TRAIT_KINDS: tuple[str, ...] = ("auction", "appraisal", "material", "battle")
+
+
 @frozen
 class Trait:
-    """A guild trait: auction 《競売》, appraisal 《鑑定》, or extra material for the build."""
+    """A guild trait: auction 《競売》, appraisal 《鑑定》, extra material for the build, or a
+    battle trait — a skill (the schema of card skills: family, requirements, mana, timing,
+    effect) that the guild's seat may declare once per game where its timing fits
+    (§4 「ギルド特性に「各バトル中1回」と記載されている場合、その使用回数はゲーム中1回です」,
+    docs/RULINGS.md R2). A battle trait's skill is no range skill: an attack's range is a
+    skill of the attack card it is made with (§6 アタック 2)."""
 
     kind: str
     name: Text
     amount: int = 0
+    skill: Optional[Skill] = None
 
     def __attrs_post_init__(self) -> None:
-        _check(self.kind in ("auction", "appraisal", "material"),
-               f"unknown trait kind {self.kind!r} (kinds: auction, appraisal, material)", "kind")
+        _check(self.kind in TRAIT_KINDS,
+               f"unknown trait kind {self.kind!r} (kinds: {', '.join(TRAIT_KINDS)})", "kind")
         if self.kind == "material":
             _check(1 <= self.amount <= 9, "a material trait needs amount between 1 and 9", "amount")
+        else:
+            _check(self.amount == 0, "only a material trait has an amount", "amount")
+        if self.kind == "battle":
+            _check(self.skill is not None, "a battle trait needs a skill = { id, name, family, "
+                   "effect, ... } (the schema of card skills)", "skill")
+            _check(self.skill.effect.kind != "range",
+                   "a battle trait's skill cannot be a range skill (range skills belong on "
+                   "attack cards)", "skill.effect.kind")
+        else:
+            _check(self.skill is None, "only a battle trait has a skill", "skill")
 
 
 @frozen
@@ -273,6 +292,15 @@ class Guild:
     @property
     def material_bonus(self) -> int:
         return self.trait.amount if self.trait.kind == "material" else 0
+
+    @property
+    def battle_skill(self) -> Optional[Skill]:
+        """The skill of a battle trait (None for the other kinds)."""
+        return self.trait.skill if self.trait.kind == "battle" else None
+
+    # A battle trait's skill is declared as (guild id, skill id), like a card's; it is no
+    # attack card's skill, so any attack or counter may use it (§6, RULINGS R21, R2).
+    is_attack = False
 
 
 @frozen
@@ -375,6 +403,9 @@ class CardSet:
         for card in self.defense + self.attack:
             for sk in card.skills:
                 self._skills[sk.id] = sk
+        for g in self.guilds:
+            if g.battle_skill is not None:
+                self._skills[g.battle_skill.id] = g.battle_skill
 
     def skill(self, skill_id: str) -> Skill:
         return self._skills[skill_id]
@@ -521,6 +552,14 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
                     if isinstance(sk, dict) and (u := _unknown_keys(sk, Skill)):
                         unknown = (f"skills[{k}].{u[0]}", u[1])
                         break
+            trait = entry.get("trait") if name == "guild" else None
+            if unknown is None and isinstance(trait, dict):
+                if u := _unknown_keys(trait, Trait):
+                    unknown = (f"trait.{u[0]}", u[1])
+                elif "skill" in trait and not isinstance(trait["skill"], dict):
+                    unknown = ("trait.skill", "must be a table (a skill, as on a card)")
+                elif isinstance(trait.get("skill"), dict) and (u := _unknown_keys(trait["skill"], Skill)):
+                    unknown = (f"trait.skill.{u[0]}", u[1])
             if unknown:
                 raise CardDataError(f"{source}: {name} {ident!r}, field {unknown[0]}: {unknown[1]}")
             try:
@@ -594,6 +633,15 @@ def _cross_check(groups: dict[str, tuple], source: str) -> None:
             raise CardDataError(f"{source}: guild {g.id!r}, field number: number {g.number} "
                                 f"is also guild {numbers[g.number]!r}")
         numbers[g.number] = g.id
+        skill = g.battle_skill
+        if skill is not None:
+            if skill.id in skill_ids:
+                raise CardDataError(f"{source}: guild {g.id!r}, field trait.skill.id: duplicate "
+                                    f"skill id (also on {skill_ids[skill.id]!r})")
+            skill_ids[skill.id] = g.id
+            if skill.family not in families:
+                raise CardDataError(f"{source}: guild {g.id!r}, field trait.skill.family: "
+                                    f"unknown family {skill.family!r}")
     for name in ("defense", "attack"):
         for card in groups[name]:
             if card.series is not None and card.series not in series:

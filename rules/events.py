@@ -291,6 +291,15 @@ class SkillDeclared(Event):
 
 
 @frozen
+class TraitUsed(Event):
+    """§4 / RULINGS R2: the seat's guild battle trait (`skill`, of guild `guild`) was
+    declared — once per game, so it is gone for the rest of the game."""
+    seat: int
+    guild: str
+    skill: str
+
+
+@frozen
 class ManaPaid(Event):
     seat: int
     amount: int

@@ -44,6 +44,7 @@ class SeatView:
     knocked_out: bool = False
     low: bool = False                  # HP has been 4 or less since last set to 6
     active: tuple = ()
+    trait_used: bool = False           # §4 / RULINGS R2: the battle trait, once per game
 
 
 @frozen
@@ -91,6 +92,7 @@ def observe(state: GameState, seat: int) -> Observation:
             face_down_bids=face_down, passed=bool(bidding_now and b.passed[i]),
             confirmed=s.confirmed, auction_used=s.auction_used,
             race=s.race if show else None, equipped=s.equipped if show else (),
+            trait_used=s.trait_used,
             material=s.material if show else 0, hp=s.hp, mana=s.mana, vp=s.vp,
             unluck=s.unluck, area=s.area, entered=s.entered, knocked_out=s.knocked_out,
             low=s.low, active=s.active))

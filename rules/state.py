@@ -68,6 +68,8 @@ class SeatState:
     low: bool = False                   # HP has been 4 or less since it was last set to 6
     active: tuple["Active", ...] = ()   # continuous skills in effect (cards turned sideways)
     auction_used: bool = False
+    # §4 「各バトル中1回」 = once per game (RULINGS R2): the guild's battle trait is used
+    trait_used: bool = False
 
 
 @frozen

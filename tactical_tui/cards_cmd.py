@@ -56,8 +56,11 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
         for col in ("no", "name", "trait"):
             t.add_column(h(col, lang), overflow="fold" if col == "trait" else "ellipsis")
         for g in sorted(cards.guilds, key=lambda g: g.number):
+            from .cardtext import battle_trait_text
+            what = battle_trait_text(cards, g.trait, lang) if g.trait.kind == "battle" else \
+                h("trait." + g.trait.kind, lang, n=g.trait.amount)
             t.add_row(str(g.number), as_text(g.name.get(lang)),
-                      as_text(f"《{g.trait.name.get(lang)}》 " + h("trait." + g.trait.kind, lang, n=g.trait.amount)))
+                      as_text(f"《{g.trait.name.get(lang)}》 " + what))
         out.append(t)
     if "family" in types:
         t = Table(title=h("family", lang))

@@ -4,7 +4,7 @@ what a card says and what the rules do cannot drift apart."""
 from __future__ import annotations
 
 from rules.battle import RANGE_AREA, RANGE_CRIT
-from rules.cards import AttackCard, CardSet, DefenseCard, Effect, Requirements, Skill, Stats
+from rules.cards import AttackCard, CardSet, DefenseCard, Effect, Requirements, Skill, Stats, Trait
 
 STAT_NAMES = {
     "ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},
@@ -127,6 +127,13 @@ def skill_text(cards: CardSet, sk: Skill, lang: str) -> str:
     title = f"《{name}》（{fam}）" if lang == "ja" else f"{name} ({fam})"
     sep = "／" if lang == "ja" else " / "
     return f"{title} {sep.join(head)}: {effect_text(sk.effect, sk.timing, lang)}"
+
+
+def battle_trait_text(cards: CardSet, trait: Trait, lang: str) -> str:
+    """A guild's battle trait (§4 「各バトル中1回」 = once per game, RULINGS R2): the count,
+    then its skill as a card's skill reads (`skill_text`)."""
+    once = "各バトル中1回（ゲーム中1回）" if lang == "ja" else "Once per battle (once per game)"
+    return f"{once}: {skill_text(cards, trait.skill, lang)}"
 
 
 def card_summary(cards: CardSet, card: DefenseCard | AttackCard, lang: str) -> str:

@@ -45,7 +45,7 @@ from rules import (ACTION_TYPES, CardDataError, Config, IllegalAction, apply, ex
 from rules import events as E
 from rules.battle import ROUND_LIMIT
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
-from rules.cards import STATS, CardSet, Stats, default_cards, parse_cards
+from rules.cards import STATS, CardSet, Requirements, Stats, default_cards, parse_cards
 from rules.engine import copies_of
 from rules.files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_number_at,
                          is_digit_limit_error, read_bounded)
@@ -248,7 +248,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
     setup = ("players", "phase", "seed", "start_seat", "first_game", "reveal_swap")
     head = _Reader(path, "[scenario]", raw["scenario"],
-                   ("version", "name", "description", "rule") + setup)
+                   ("version", "name", "description", "rule", "cards") + setup)
     version = head.get("version", int, 1)
     if not 1 <= version <= FORMAT_VERSION:
         raise head.error(f"format version {version} is not one this TACTICAL reads (1 to "
@@ -291,7 +291,7 @@ def _position_start(path: str, text: str, raw: dict, head: _Reader,
     for key in setup:
         if head.has(key):
             raise head.error("not with [position]: the position already gives it", key)
-    cards = _card_set(path, raw, text)
+    cards = _card_set(path, raw, text, _inline_only(head))
     script, dice_seats = _script(path, raw)
     return position_state(raw["position"], cards, script, path), dice_seats
 
@@ -311,7 +311,7 @@ def _v1_start(path: str, text: str, raw: dict, head: _Reader) -> tuple[GameState
                                       f"{phase!r})")
     if phase != "battle" and "battle" in raw:
         raise _err(path, "[battle]", f"only for phase = \"battle\" (this is {phase!r})")
-    cards = _card_set(path, raw, text)
+    cards = _card_set(path, raw, text, _inline_only(head))
     config = Config(players=players, first_game=head.get("first_game", bool, False),
                     reveal_swap=head.get("reveal_swap", bool, False))
     builder = _Builder(path, text, raw, cards, config, phase, head)
@@ -383,12 +383,23 @@ def _with_line(message: str, text: str) -> str:
     return message
 
 
-def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
+def _inline_only(head: "_Reader") -> bool:
+    """`[scenario] cards`: "shipped" (the default: the inline cards are merged with the
+    shipped set) or "inline" (format v2: the inline cards are the whole card data, as an
+    export of a game with other card data writes it)."""
+    mode = head.get("cards", str, "shipped")
+    if mode not in ("shipped", "inline"):
+        raise head.error(f"must be \"shipped\" or \"inline\", not {mode!r}", "cards")
+    return mode == "inline"
+
+
+def _card_set(path: str, raw: dict, text: str = "", inline_only: bool = False) -> CardSet:
     """The shipped cards with the scenario's inline cards merged in: an inline entry with
-    the id of a shipped one of the same section replaces it."""
+    the id of a shipped one of the same section replaces it. With `inline_only` the
+    inline cards are the whole card data (nothing shipped is added)."""
     base = default_cards()
     inline = {name: raw.get(name, []) for name in CARD_SECTIONS}
-    if not any(inline.values()):
+    if not any(inline.values()) and not inline_only:
         return base
     ids = {name: {e.get("id") for e in entries if isinstance(e, dict)}
            for name, entries in inline.items()}
@@ -397,7 +408,7 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
         lines: list[str] = []
         for name in sections:
             entries = list(inline[name])
-            if name in ("family", "series"):   # let inline skills refer to shipped families
+            if name in ("family", "series") and not inline_only:   # let inline skills refer to shipped families
                 shipped = base.families if name == "family" else base.series
                 entries += [{"id": x.id, "name": {"ja": x.name.ja, "en": x.name.en}}
                             for x in shipped if x.id not in ids[name]]
@@ -410,6 +421,9 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
         except CardDataError as exc:
             raise ScenarioError(_with_line(str(exc), text)) from None
 
+    if inline_only:
+        return parse(CARD_SECTIONS)
+
     # Attack cards are parsed apart from defense cards, so that an inline defense card and
     # an inline attack card may share a name (format v2: the same-name rule of §5-4 holds
     # "種類にかかわらず"); ids and skill ids must still be unique across both.
@@ -421,7 +435,8 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
         extra = SimpleNamespace(**{a: getattr(first, a) for a in
                                    ("families", "series", "races", "guilds", "defense")},
                                 attack=second.attack)
-        skill_of: dict[str, str] = {}
+        skill_of: dict[str, str] = {g.battle_skill.id: g.id for g in first.guilds
+                                    if g.battle_skill is not None}
         for c in first.defense + second.attack:
             kind = "attack" if c.is_attack else "defense"
             if any(c.id == x.id for x in (first.races + first.guilds + first.defense
@@ -449,6 +464,14 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
     kept_cards = [c for c in merged["defense"] + merged["attack"]
                   if c.id not in ids["defense"] | ids["attack"]]
     shipped_skills = {sk.id: c.id for c in kept_cards for sk in c.skills}
+    shipped_skills.update({g.battle_skill.id: g.id for g in merged["guilds"]
+                           if g.id not in ids["guild"] and g.battle_skill is not None})
+    for g in extra.guilds:
+        sk = g.battle_skill
+        if sk is not None and sk.id in shipped_skills:
+            raise _err(path, f"inline guild {g.id!r}",
+                       f"skill id {sk.id!r} is also a skill of shipped {shipped_skills[sk.id]!r}; "
+                       "use another id")
     shipped_names = {(lang, c.name.get(lang)): c.id for c in kept_cards for lang in ("ja", "en")}
     for c in extra.defense + extra.attack:
         kind = "attack" if c.is_attack else "defense"
@@ -470,7 +493,7 @@ def _card_set(path: str, raw: dict, text: str = "") -> CardSet:
 SEAT_KEYS = ("guild", "race_candidates", "race", "hand", "picks", "draft_choice", "equipped",
              "materialized",
              "confirmed", "revealed", "material", "hp", "mana", "vp", "unluck", "area",
-             "entered", "knocked_out", "low", "auction_used", "active")
+             "entered", "knocked_out", "low", "auction_used", "trait_used", "active")
 BIDDING_KEYS = ("round", "leader", "turn", "current", "upcoming", "bids", "passed", "step",
                 "payments", "tied")
 BID_STEPS = ("bid", "auction", "payment", "appraisal")
@@ -639,9 +662,12 @@ class _Builder:
                 raise ar.error("give the card and the skill in effect")
             card = ar.get("card", str)
             skill = ar.get("skill", str)
-            if card not in equipped:
-                raise ar.error(f"{card!r} is not an equipped card of this seat", "card")
-            if skill not in {s.id for s in self.cards.card(card).skills}:
+            trait = self.cards.guild(guild).battle_skill if card == guild else None
+            if card not in equipped and trait is None:
+                raise ar.error(f"{card!r} is not an equipped card of this seat (nor its guild "
+                               "with a battle trait)", "card")
+            if skill not in ({trait.id} if trait is not None else
+                             {s.id for s in self.cards.card(card).skills}):
                 raise ar.error(f"{skill!r} is not a skill of {card!r}", "skill")
             until = ar.get("until", str, self.cards.skill(skill).continuous or "turn_end")
             if until not in ("turn_end", "next_turn_start"):
@@ -656,7 +682,8 @@ class _Builder:
             hp=hp, mana=r.get("mana", int, default_mana, 0, 99), vp=r.get("vp", int, 0, 0, 9),
             unluck=r.get("unluck", int, 0, 0, 2), area=area, entered=entered,
             knocked_out=knocked_out, low=r.get("low", bool, hp <= 4),
-            active=tuple(active), auction_used=r.get("auction_used", bool, False))
+            active=tuple(active), auction_used=r.get("auction_used", bool, False),
+            trait_used=r.get("trait_used", bool, False))
 
     def bidding(self, start: int) -> BiddingState:
         draft = self.phase == "draft"
@@ -1941,9 +1968,6 @@ EXPORT_TEXT: dict[str, dict[str, str]] = {
     "exists": {"ja": "書き出せません: {path} はすでにあります（上書きするなら --force）",
                "en": "not written: {path} already exists (add --force to replace it)"},
     "failed": {"ja": "書き出せません: {path}: {detail}", "en": "not written: {path}: {detail}"},
-    "cards": {"ja": "書き出せません: 同梱のカードデータ以外のゲームの局面は書き出せません",
-              "en": "not written: only positions of games with the shipped card data can be "
-                    "exported"},
     "step": {"ja": "--step は 0 から {n} まで（{given} は範囲外）",
              "en": "--step must be from 0 to {n} (not {given})"},
 }
@@ -1975,11 +1999,12 @@ def scenario_text(state: GameState, name: str = "exported position",
     `[position]`, and expectations at the start — the pending decision and the number of
     legal actions — as a starting point to edit. The legal actions are listed in comments,
     ready to become `[[action]]` tables."""
-    if state.cards is not default_cards() and state.cards != default_cards():
-        raise ExportError("cards")
+    shipped = state.cards is default_cards() or state.cards == default_cards()
     d = pending(state)
     legal = legal_actions(state)
     head = {"version": 2, "name": name, "description": description, "rule": ""}
+    if not shipped:
+        head["cards"] = "inline"
     lines = ["# A position exported by TACTICAL (docs/scenarios.md, \"Exported positions\").",
              "# Run it: tactical check THIS_FILE --explain",
              ""]
@@ -1987,6 +2012,10 @@ def scenario_text(state: GameState, name: str = "exported position",
     lines += ["", "# The whole position: every seat, the decks in order, the discard piles, the",
               "# bid or battle state and the random generator. Edit with care.", ""]
     lines += toml_table("position", position_data(state))
+    if not shipped:
+        lines += ["", "# The card data of the game (not the shipped set): the whole of it, as in a",
+                  "# cards.toml ([scenario] cards = \"inline\": nothing shipped is added).", ""]
+        lines += card_data_lines(state.cards)
     lines += ["", "# Add [[action]] tables here to play on from the position, and [chance] to",
               "# script the dice and chips they need. The legal actions now:"]
     for a in legal[:60]:
@@ -1998,6 +2027,39 @@ def scenario_text(state: GameState, name: str = "exported position",
               f"\"pending.seats\" = {_toml_value(list(d.seats))}",
               "", "[[expect]]", "at = 0", f"legal_count = {len(legal)}", ""]
     return "\n".join(lines)
+
+
+def _card_plain(item: Any) -> Any:
+    """Card data (rules/cards.py) as the plain values of its cards.toml schema."""
+    if isinstance(item, Stats):
+        return item.nonzero()
+    if isinstance(item, Requirements):
+        return item.as_dict()
+    if attrs.has(type(item)):
+        return {f.name: _card_plain(getattr(item, f.name)) for f in attrs.fields(type(item))
+                if not f.name.startswith("_") and f.name not in ("source", "data_hash")
+                and getattr(item, f.name) is not None}
+    if isinstance(item, tuple):
+        return [_card_plain(x) for x in item]
+    return item
+
+
+def card_data_lines(cards: CardSet) -> list[str]:
+    """The whole card set as cards.toml text (array tables, skills as [[…skills]]), read
+    back by `rules.cards.parse_cards` as an equal card set."""
+    lines: list[str] = []
+    for section, attr in zip(CARD_SECTIONS, ("families", "series", "races", "guilds",
+                                              "defense", "attack")):
+        for item in getattr(cards, attr):
+            entry = _card_plain(item)
+            skills = entry.pop("skills", None)
+            lines.append(f"[[{section}]]")
+            lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in entry.items()]
+            for sk in skills or ():
+                lines.append(f"[[{section}.skills]]")
+                lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in sk.items()]
+            lines.append("")
+    return lines
 
 
 def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool:

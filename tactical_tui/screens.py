@@ -642,6 +642,11 @@ class BattleScreen(GameScreen):
                 ok = stats is not None and s.requires.met_by(stats)
                 sk.append(("✓" if ok else "✗") + s.name.get(self.lang))
             lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
+        me = obs.seats[obs.seat]
+        trait = self.cards.guild(me.guild).battle_skill     # §4 「各バトル中1回」 (RULINGS R2)
+        if trait is not None:
+            lines.append(self.tr("battle.trait", skill=trait.name.get(self.lang), state=self.tr(
+                "battle.trait_used" if me.trait_used else "battle.trait_unused")))
         return lines_text(lines)
 
     def refresh_view(self) -> None:

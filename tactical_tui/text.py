@@ -253,6 +253,9 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
     E.SkillDeclared: (
         lambda d, e: f"{d.seat(e.seat)}が《{d.skill(e.skill)}》を宣言",
         lambda d, e: f"{d.seat(e.seat)} declares {d.skill(e.skill)}"),
+    E.TraitUsed: (
+        lambda d, e: f"{d.seat(e.seat)}がギルド特性《{d.skill(e.skill)}》（{d.guild(e.guild)}）を使用（ゲーム中1回: 使用済み）",
+        lambda d, e: f"{d.seat(e.seat)} uses the guild trait {d.skill(e.skill)} of {d.guild(e.guild)} (once per game: now used)"),
     E.ManaPaid: (
         lambda d, e: f"{d.seat(e.seat)}が魔力{e.amount}を消費（残り{e.mana}）",
         lambda d, e: f"{d.seat(e.seat)} pays {e.amount} mana ({e.mana} left)"),
@@ -373,6 +376,10 @@ REFUSAL_UI: dict[str, dict[str, str]] = {
     "illegal.not_enough_mana": {"ja": "魔力が足りません（《{skill}》を使うと支払う魔力は{cost}、現在魔力は{mana}）",
                                 "en": "Not enough mana: with {skill} the mana to pay is {cost}, the current mana {mana}"},
     "illegal.already_declared": {"ja": "《{skill}》はすでに宣言しています", "en": "{skill} is already declared"},
+    "illegal.trait_used": {"ja": "ギルド特性《{skill}》はゲーム中1回だけ使えます（{seat}は使用済み）",
+                           "en": "The guild trait {skill} is usable once per game, and {seat} has used it"},
+    "illegal.trait_not_own": {"ja": "{card}は{seat}のギルドではありません（ギルド特性はそのギルドのプレイヤーだけが使えます）",
+                              "en": "{card} is not {seat}'s guild (a guild trait is used by its own guild's player)"},
     "illegal.same_family": {"ja": "《{skill}》は宣言済みの《{other_skill}》と同じ{family}系統です（同じ系統は1回の処理で1つ）",
                             "en": "{skill} is of the {family} family, like the declared {other_skill} (one skill per family)"},
     "illegal.exclusive": {"ja": "《{skill}》と《{other_skill}》は同時に使えません（併用不可）",

@@ -185,6 +185,32 @@ def case_other_attack_card():
     return state, Declare(0, "mace", "mace_stagger")
 
 
+def _trait_duel():
+    """Seat 0 (Black Stag: the battle trait Battle Cry, tests/test_battle_trait.py) has
+    started an attack with the Short Sword."""
+    from test_battle_trait import TC
+    state = attrs.evolve(duel(), cards=TC)
+    holder = next((i for i, x in enumerate(state.seats) if x.guild == "black_stag"), None)
+    if holder is not None:
+        state = state.with_seat(holder, guild=state.seats[0].guild)
+    state = state.with_seat(0, guild="black_stag")
+    state, _ = run(state, StartAttack(0, "short_sword", "short_sword_range"))
+    return state
+
+
+def case_trait_used():
+    """§4 「各バトル中1回」 = once per game (RULINGS R2): used, it is gone."""
+    return _trait_duel().with_seat(0, trait_used=True), Declare(0, "black_stag", "battle_cry")
+
+
+def case_trait_not_own():
+    """RULINGS R2: a guild trait is its own guild's seat's."""
+    state = _trait_duel()
+    other = next(g.id for g in state.cards.guilds if g.id not in {s.guild for s in state.seats}
+                 and g.battle_skill is not None)
+    return state, Declare(0, other, state.cards.guild(other).battle_skill.id)
+
+
 def case_series_inactive():
     """§5-4 シリーズ効果: a series card's skills need 2 equipped cards of its series."""
     state = skills_stage("twin_blade", ("twin_blade", "moon_amulet"))

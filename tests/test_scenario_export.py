@@ -231,18 +231,25 @@ def test_names_from_outside_cannot_break_the_file(positions):
     assert "\x1b" not in scenario_text(state, name=name)
 
 
-def test_a_game_with_other_card_data_is_refused():
-    """The file names no card data: only games of the shipped set can be exported."""
+def test_a_game_with_other_card_data_carries_it(tmp_path):
+    """A game of the shipped card data names none (an equal set counts as shipped); a game
+    of other card data carries the whole of it inline ([scenario] cards = "inline"), and
+    loads back as the same position with the same card set."""
     from rules.cards import CardSet, load_cards
     cards = default_cards()
-    same = load_cards()                                   # an equal set is fine
-    assert scenario_text(attrs.evolve(base(), cards=same))
+    same = load_cards()                                   # an equal set is the shipped one
+    assert "[[attack]]" not in scenario_text(attrs.evolve(base(), cards=same))
     smaller = CardSet(families=cards.families, series=cards.series, races=cards.races,
                       guilds=cards.guilds, defense=cards.defense, attack=cards.attack[:-1])
-    with pytest.raises(ExportError) as err:
-        scenario_text(attrs.evolve(base(), cards=smaller))
-    assert err.value.key == "cards"
-    assert "同梱" in err.value.text("ja")
+    state = attrs.evolve(base(), cards=smaller)
+    text = scenario_text(state)
+    assert tomllib.loads(text)["scenario"]["cards"] == "inline"
+    path = tmp_path / "other.toml"
+    path.write_text(text, encoding="utf-8")
+    sc = load_scenario(path)
+    assert sc.state == state and sc.state.cards == smaller
+    assert cards.attack[-1].id not in {c.id for c in sc.state.cards.attack}
+    assert run_scenario(sc).passed
 
 
 # ------------------------------------------------------------------- the command
