@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-import attrs
-
 from .chance import pick_chip, roll
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
                       Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
@@ -21,7 +19,7 @@ from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDr
                      GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
                      SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TurnEnded,
                      TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
-from .state import Active, Attack, BattleState, GameState, Phase, Turn
+from .state import Active, Attack, BattleState, GameState, Phase, Turn, evolve
 
 Events = list[Event]
 
@@ -68,19 +66,40 @@ def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple
     """(card, skill) of the seat's equipped cards whose timing fits and whose requirements
     the final stats meet (§2 スキルの発動条件) — mana is checked separately."""
     timings = tuple(timings)
-    stats = stats_of(state, seat)
-    out = []
-    for card in state.seats[seat].equipped:
-        if not series_active(state, seat, card):
-            continue
-        for sk in state.cards.card(card).skills:
-            if sk.timing in timings and sk.requires.met_by(stats):
-                out.append((card, sk))
-    return out
+    s = state.seats[seat]
+    # They depend on the build alone, fixed in the battle: memoised by value (issue 16).
+    key = (state.cards, s.race, s.equipped, timings)
+    got = _SKILLS.get(key)
+    if got is None:
+        stats = stats_of(state, seat)
+        out = []
+        for card in s.equipped:
+            if not series_active(state, seat, card):
+                continue
+            for sk in state.cards.card(card).skills:
+                if sk.timing in timings and sk.requires.met_by(stats):
+                    out.append((card, sk))
+        if len(_SKILLS) >= 20_000:
+            _SKILLS.clear()
+        got = _SKILLS[key] = tuple(out)
+    return list(got)
+
+
+_SKILLS: dict[tuple, tuple[tuple[str, Skill], ...]] = {}
 
 
 def has_attack_cards(state: GameState, seat: int) -> bool:
-    return any(state.cards.card(c).is_attack for c in state.seats[seat].equipped)
+    equipped = state.seats[seat].equipped
+    got = _HAS_ATTACK.get((state.cards, equipped))
+    if got is None:
+        if len(_HAS_ATTACK) >= 20_000:
+            _HAS_ATTACK.clear()
+        got = _HAS_ATTACK[(state.cards, equipped)] = any(
+            state.cards.card(c).is_attack for c in equipped)
+    return got
+
+
+_HAS_ATTACK: dict[tuple, bool] = {}
 
 
 def cost_of(state: GameState, declared: Iterable[tuple[str, str]]) -> int:
@@ -185,7 +204,7 @@ def start_battle(state: GameState, events: Events) -> GameState:
     if not any(has_attack_cards(state, i) for i in range(state.players)):
         return _game_over(state, (), "no_attacks", events)
     battle = BattleState(round=0, turn=Turn(state.order[0]))
-    state = attrs.evolve(state, battle=battle)
+    state = evolve(state, battle=battle)
     return _begin_turn(state, state.order[0], events)
 
 
@@ -193,7 +212,7 @@ def _begin_turn(state: GameState, seat: int, events: Events) -> GameState:
     """Start `seat`'s turn: entry (round 0) or re-entry after a knock-out, then either wait
     for its actions or — with no attack card equipped — end the turn at once (§6)."""
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, turn=Turn(seat)))
+    state = evolve(state, battle=evolve(b, turn=Turn(seat)))
     s = state.seats[seat]
     ending = tuple(a for a in s.active if a.until == "next_turn_start")
     if ending:
@@ -230,7 +249,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
             top = max(x.vp for x in state.seats)
             winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
             return _game_over(state, winners, "round_limit", events)
-    state = attrs.evolve(state, battle=attrs.evolve(b, round=rnd, attack=None))
+    state = evolve(state, battle=evolve(b, round=rnd, attack=None))
     return _begin_turn(state, state.order[idx], events)
 
 
@@ -240,9 +259,9 @@ def _game_over(state: GameState, winners: tuple[int, ...], reason: str,
     events.append(GameOver(winners, reason))
     events.append(PhaseStarted(Phase.OVER))
     if state.battle is not None:   # nothing is in progress any more
-        state = attrs.evolve(state, battle=attrs.evolve(state.battle, attack=None,
+        state = evolve(state, battle=evolve(state.battle, attack=None,
                                                         counter_queue=(), countered=None))
-    return attrs.evolve(state, phase=Phase.OVER, winners=winners, end_reason=reason)
+    return evolve(state, phase=Phase.OVER, winners=winners, end_reason=reason)
 
 
 # ------------------------------------------------------------------------------ pending
@@ -605,7 +624,7 @@ def _start_problem(state: GameState, action, counter: bool, no) -> Optional[Refu
     if action.skill is None:
         if action.card not in state.seats[s].equipped:
             return no("card_not_equipped", card=action.card)
-        problems = [_start_problem(state, attrs.evolve(action, skill=sk.id), counter, no)
+        problems = [_start_problem(state, evolve(action, skill=sk.id), counter, no)
                     for sk in state.cards.card(action.card).skills if sk.effect.kind == "range"]
         return None if None in problems else problems[0]
     problem = _skill_problem(state, s, action.card, action.skill, (timing, "any"), timing, no)
@@ -731,7 +750,7 @@ def apply_move(state: GameState, a: Move, events: Events) -> GameState:
     events.append(Moved(a.seat, s.area, to))
     state = state.with_seat(a.seat, area=to)
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, turn=attrs.evolve(b.turn, moves=b.turn.moves + 1)))
+    state = evolve(state, battle=evolve(b, turn=evolve(b.turn, moves=b.turn.moves + 1)))
     return _after_action(state, events)
 
 
@@ -742,7 +761,7 @@ def apply_rest(state: GameState, a: Rest, events: Events) -> GameState:
     state = state.with_seat(a.seat, mana=mana)
     events.append(Rested(a.seat, mana))
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, turn=attrs.evolve(b.turn, rested=True)))
+    state = evolve(state, battle=evolve(b, turn=evolve(b.turn, rested=True)))
     return _end_turn(state, "rest", events)
 
 
@@ -779,17 +798,17 @@ def apply_start_attack(state: GameState, a: StartAttack | StartCounter, events: 
     atk = Attack(attacker=a.seat, counter=counter, card=a.card, range_skill=a.skill,
                  skills=((a.card, a.skill),) if a.skill is not None else ())
     if counter:
-        atk = attrs.evolve(atk, targets=(target,))
-        b = attrs.evolve(b, counter_queue=b.counter_queue[1:])
+        atk = evolve(atk, targets=(target,))
+        b = evolve(b, counter_queue=b.counter_queue[1:])
     else:
-        b = attrs.evolve(b, turn=attrs.evolve(b.turn, attacked=True))
-    state = attrs.evolve(state, battle=attrs.evolve(b, attack=atk))
+        b = evolve(b, turn=evolve(b.turn, attacked=True))
+    state = evolve(state, battle=evolve(b, attack=atk))
     return _skills_stage(state, events)
 
 
 def _set_attack(state: GameState, **changes) -> GameState:
     b = state.battle
-    return attrs.evolve(state, battle=attrs.evolve(b, attack=attrs.evolve(b.attack, **changes)))
+    return evolve(state, battle=evolve(b, attack=evolve(b.attack, **changes)))
 
 
 def _skills_stage(state: GameState, events: Events) -> GameState:
@@ -877,7 +896,7 @@ def _defense_stage(state: GameState, events: Events) -> GameState:
             continue
         if legal_defense(state, seat) != [Done(seat)]:
             return _set_attack(state, stage="defense", defender=seat)
-        atk = attrs.evolve(atk, defenders_done=atk.defenders_done + (seat,))
+        atk = evolve(atk, defenders_done=atk.defenders_done + (seat,))
         state = _set_attack(state, defenders_done=atk.defenders_done)
     return _unluck_stage(state, events)
 
@@ -1081,16 +1100,16 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
     if state.seats[attacker].vp >= VP_TO_WIN:      # §6 アタック 12 — after all damage
         return _game_over(state, (attacker,), "vp", events)
     b = state.battle
-    done = attrs.evolve(atk, stage="done")
+    done = evolve(atk, stage="done")
     if not atk.counter:
         stopped = _counter_blocked(state, atk, crit_targets)
         blocked = bool(stopped)
         queue = tuple(t for t in _defense_order(state, atk)
                       if not state.seats[t].knocked_out and t not in stopped)
-        b = attrs.evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
+        b = evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
     else:
-        b = attrs.evolve(b, attack=done)
-    state = attrs.evolve(state, battle=b)
+        b = evolve(b, attack=done)
+    state = evolve(state, battle=b)
     return _next_counter(state, events)
 
 
@@ -1116,10 +1135,10 @@ def _next_counter(state: GameState, events: Events) -> GameState:
     queue = b.counter_queue
     while queue and not _counter_options(state, queue[0]):
         queue = queue[1:]
-    state = attrs.evolve(state, battle=attrs.evolve(b, counter_queue=queue))
+    state = evolve(state, battle=evolve(b, counter_queue=queue))
     if queue:
         return state
-    state = attrs.evolve(state, battle=attrs.evolve(state.battle, attack=None, countered=None,
+    state = evolve(state, battle=evolve(state.battle, attack=None, countered=None,
                                                     blocked=False))
     turn_seat = state.battle.turn.seat
     if state.seats[turn_seat].knocked_out:
@@ -1130,7 +1149,7 @@ def _next_counter(state: GameState, events: Events) -> GameState:
 def apply_counter_decline(state: GameState, a: Decline, events: Events) -> GameState:
     events.append(CounterDeclined(a.seat))
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, counter_queue=b.counter_queue[1:]))
+    state = evolve(state, battle=evolve(b, counter_queue=b.counter_queue[1:]))
     return _next_counter(state, events)
 
 

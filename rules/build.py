@@ -45,10 +45,22 @@ class Violation:
 
 def final_stats(cards: CardSet, race: Optional[str], equipped: Iterable[str]) -> Stats:
     """§2 最終能力値 = race stats + every equipped card's modifiers (a shield's included)."""
+    key = (cards, race, equipped)
+    if type(equipped) is tuple:     # memoised by value (issue 16): a build's stats never change
+        got = _STATS.get(key)
+        if got is not None:
+            return got
     total = cards.race(race).stats if race else Stats()
     for c in equipped:
         total = total + cards.card(c).mods
+    if type(equipped) is tuple:
+        if len(_STATS) >= 20_000:
+            _STATS.clear()
+        _STATS[key] = total
     return total
+
+
+_STATS: dict[tuple, Stats] = {}
 
 
 def equip_cost(cards: CardSet, equipped: Iterable[str]) -> int:
