@@ -239,7 +239,8 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
     ending = tuple(a for a in s.active if a.until == "turn_end")
     for a in ending:
         events.append(SkillEnded(seat, a.card, a.skill))
-    state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
+    if ending:
+        state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
     events.append(TurnEnded(seat, reason))
     idx = state.order.index(seat) + 1
     rnd = b.round
@@ -350,7 +351,32 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
     """§6 アタック 1–2 / カウンターの処理 1: per equipped attack card, each range skill with
     which a usable, payable set of skills exists — `StartAttack(card, range)`, the range
     declared first — and, if there is one, the card alone — `StartAttack(card)`, the range
-    skill then declared among the others, in any order (RULINGS R22)."""
+    skill then declared among the others, in any order (RULINGS R22).
+
+    They depend only on the seat's build and mana and on the distances that decide which
+    range skills fit (`_range_fits`): memoised by those values (issue 16)."""
+    s = state.seats[seat]
+    if s.area is None:
+        return _starts_of(state, seat, counter)
+    if counter:
+        ts = state.seats[_countered(state)]
+        where = None if ts.knocked_out or ts.area is None else distance(s.area, ts.area)
+    else:
+        where = tuple(sorted({distance(s.area, state.seats[i].area)
+                              for i in _targetable(state, seat)}))
+    key = (state.cards, seat, s.race, s.equipped, s.mana, counter, where)
+    got = _STARTS.get(key)
+    if got is None:
+        if len(_STARTS) >= 20_000:
+            _STARTS.clear()
+        got = _STARTS[key] = tuple(_starts_of(state, seat, counter))
+    return list(got)
+
+
+_STARTS: dict[tuple, tuple] = {}
+
+
+def _starts_of(state: GameState, seat: int, counter: bool) -> list:
     pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
     mana = state.seats[seat].mana
     cls = StartCounter if counter else StartAttack
@@ -381,7 +407,7 @@ def legal_turn(state: GameState, seat: int) -> list:
         if not t.attacked and (t.moves == 0 or _may_attack_after_move(state, seat)):
             out += _starts(state, seat, False)
         if t.moves < 2:
-            out += [Move(seat, +1), Move(seat, -1)]
+            out += _MOVES[seat] if seat < len(_MOVES) else [Move(seat, +1), Move(seat, -1)]
         if t.actions == 0:
             out.append(Rest(seat))
     if not t.attacked:
@@ -391,6 +417,9 @@ def legal_turn(state: GameState, seat: int) -> list:
                 out.append(Activate(seat, c, sk.id))
     out.append(EndTurn(seat))
     return out
+
+
+_MOVES = tuple((Move(seat, +1), Move(seat, -1)) for seat in range(5))   # actions are values
 
 
 def legal_skills(state: GameState, seat: int) -> list:

@@ -226,7 +226,19 @@ def _seat_legal(state: GameState, decision: Decision, per_seat: dict, s: int) ->
 
 
 def _legal_draft(state: GameState, s: int) -> list[Action]:
-    return [Pick(s, c) for c in state.seats[s].hand]
+    made = _PICKS.get(s)
+    if made is None or len(made) >= 5_000:
+        made = _PICKS[s] = {}
+    out: list[Action] = []
+    for c in state.seats[s].hand:
+        a = made.get(c)                 # actions are values: one object serves every list
+        if a is None:
+            a = made[c] = Pick(s, c)
+        out.append(a)
+    return out
+
+
+_PICKS: dict[int, dict[str, Pick]] = {}
 
 
 def _bid_cards(state: GameState, s: int) -> tuple[str, ...]:
@@ -236,9 +248,22 @@ def _bid_cards(state: GameState, s: int) -> tuple[str, ...]:
 
 def _legal_bid(state: GameState, s: int) -> list[Action]:
     b = state.bidding
-    out: list[Action] = [PlaceBid(s, t, c) for t in b.current for c in _bid_cards(state, s)]
+    cards = _bid_cards(state, s)
+    made = _BIDS.get(s)
+    if made is None or len(made) >= 5_000:
+        made = _BIDS[s] = {}
+    out: list[Action] = []
+    for t in b.current:
+        for c in cards:
+            a = made.get((t, c))        # actions are values: one object serves every list
+            if a is None:
+                a = made[(t, c)] = PlaceBid(s, t, c)
+            out.append(a)
     out.append(Pass(s))
     return out
+
+
+_BIDS: dict[int, dict[tuple[str, str], PlaceBid]] = {}
 
 
 def _legal_auction(state: GameState, s: int) -> list[Action]:
@@ -254,55 +279,68 @@ def _legal_appraisal(state: GameState, s: int) -> list[Action]:
     return [Appraise(s, t) for t in _untouched(state)] + [Decline(s)]
 
 
-def _legal_build(state: GameState, s: int) -> list[Action]:
+def _legal_build(state: GameState, s: int) -> tuple[Action, ...]:
     seat = state.seats[s]
     if seat.confirmed:
         # §5-4 全員が最終ビルドの確定を宣言するまでは、自由に付け外しできます (R4)
-        return [Unconfirm(s)]
-    # A build step changes one seat's build: the other seats' lists are asked again
-    # unchanged, so they are memoised by the build they depend on (issue 16).
-    key = (state.cards, s, seat.race_candidates, seat.race, seat.hand, seat.equipped,
-           seat.materialized)
-    got = _BUILD_MEMO.get(key)
-    if got is None:
-        if len(_BUILD_MEMO) >= 20_000:
-            _BUILD_MEMO.clear()
-        got = _BUILD_MEMO[key] = tuple(_build_list(state.cards, s, seat))
-    return list(got)
-
-
-_BUILD_MEMO: dict[tuple, tuple[Action, ...]] = {}
-
-
-def _build_list(cards: CardSet, s: int, seat: SeatState) -> list[Action]:
-    out: list[Action] = [ChooseRace(s, r) for r in seat.race_candidates if r != seat.race]
-    for c in seat.hand:
-        out.append(_assign(s, c, "equip"))
-        if not cards.card(c).is_attack:
-            out.append(_assign(s, c, "materialize"))
-    for c in seat.equipped + seat.materialized:
-        out.append(_assign(s, c, "unused"))
-    for c in seat.equipped:
-        if not cards.card(c).is_attack:
-            out.append(_assign(s, c, "materialize"))
-    for c in seat.materialized:
-        out.append(_assign(s, c, "equip"))
-    if seat.race is not None:
-        out.append(Confirm(s))
+        return (_UNCONFIRM[s] if s < len(_UNCONFIRM) else Unconfirm(s),)
+    # A build step changes one seat's build: the other seats keep their SeatState, and
+    # their lists are asked again unchanged — memoised by that object (an entry holds it,
+    # so its id is not reused while kept; a SeatState never changes) (issue 16).
+    got = _BUILD_MEMO.get(id(seat))
+    if got is not None and got[0] is seat and got[1] is state.cards and got[2] == s:
+        return got[3]
+    if len(_BUILD_MEMO) >= 256:
+        _BUILD_MEMO.clear()
+    out = tuple(_build_list(state.cards, s, seat))
+    _BUILD_MEMO[id(seat)] = (seat, state.cards, s, out)
     return out
 
 
-_ASSIGNS: dict[tuple[int, str, str], Assign] = {}
+_BUILD_MEMO: dict[int, tuple[SeatState, CardSet, int, tuple[Action, ...]]] = {}
 
 
-def _assign(s: int, card: str, to: str) -> Assign:
-    """`Assign(s, card, to)`; actions are values, so one object serves every list."""
-    a = _ASSIGNS.get((s, card, to))
-    if a is None:
-        if len(_ASSIGNS) >= 50_000:
-            _ASSIGNS.clear()
-        a = _ASSIGNS[(s, card, to)] = Assign(s, card, to)  # type: ignore[arg-type]
-    return a
+def _build_list(cards: CardSet, s: int, seat: SeatState) -> list[Action]:
+    """ChooseRace, then per card of the hand Assign to equip (and to materialize, a
+    defense card), per equipped and materialized card Assign to unused, per equipped
+    defense card Assign to materialize, per materialized card Assign to equip; Confirm."""
+    made = _MADE.get((cards, s))
+    if made is None:
+        if len(_MADE) >= 64:
+            _MADE.clear()
+        made = _MADE[(cards, s)] = {}
+    try:
+        out: list[Action] = [made[("race", r)] for r in seat.race_candidates if r != seat.race]
+        for c in seat.hand:
+            out += made[c][0]
+        out += [made[c][1] for c in seat.equipped]
+        out += [made[c][1] for c in seat.materialized]
+        for c in seat.equipped:
+            out += made[c][2]
+        out += [made[c][3] for c in seat.materialized]
+    except KeyError:            # first time for a card or race: make its actions, again
+        for r in seat.race_candidates:
+            made.setdefault(("race", r), ChooseRace(s, r))
+        for c in seat.hand + seat.equipped + seat.materialized:
+            if c not in made:
+                equip, unused = Assign(s, c, "equip"), Assign(s, c, "unused")
+                if cards.card(c).is_attack:
+                    made[c] = ((equip,), unused, (), equip)
+                else:
+                    mat = Assign(s, c, "materialize")
+                    made[c] = ((equip, mat), unused, (mat,), equip)
+        return _build_list(cards, s, seat)
+    if seat.race is not None:
+        out.append(_CONFIRM[s] if s < len(_CONFIRM) else Confirm(s))
+    return out
+
+
+# Per card set and seat: the seat's build actions, made once (actions are values, so one
+# object serves every list): per race candidate its ChooseRace; per card (from the hand,
+# to unused, equipped to materialize, materialized to equip).
+_MADE: dict[tuple[CardSet, int], dict[str, object]] = {}
+_CONFIRM = tuple(Confirm(s) for s in range(5))
+_UNCONFIRM = tuple(Unconfirm(s) for s in range(5))
 
 
 def _legal_reveal(state: GameState, s: int) -> list[Action]:
@@ -514,15 +552,11 @@ def _apply_pick(state: GameState, a: Pick, events: Events) -> GameState:
     if any(s.draft_choice is None for s in state.seats):
         return state
     n = state.players
-    left = []
-    for i, s in enumerate(state.seats):
-        hand = list(s.hand)
-        hand.remove(s.draft_choice)
-        left.append(tuple(hand))
-        state = state.with_seat(i, picks=s.picks + (s.draft_choice,), draft_choice=None)
+    left = [_without(s.hand, s.draft_choice) for s in state.seats]
     # Hands pass clockwise: seat i receives the hand of seat i-1.
-    for i in range(n):
-        state = state.with_seat(i, hand=left[(i - 1) % n])
+    state = evolve(state, seats=tuple(
+        evolve(s, picks=s.picks + (s.draft_choice,), draft_choice=None, hand=left[(i - 1) % n])
+        for i, s in enumerate(state.seats)))
     remaining = len(state.seats[0].hand)
     events.append(HandsPassed(remaining))
     if remaining == 1:
