@@ -212,7 +212,8 @@ def _begin_turn(state: GameState, seat: int, events: Events) -> GameState:
     """Start `seat`'s turn: entry (round 0) or re-entry after a knock-out, then either wait
     for its actions or — with no attack card equipped — end the turn at once (§6)."""
     b = state.battle
-    state = evolve(state, battle=evolve(b, turn=Turn(seat)))
+    if b.turn != Turn(seat):        # `_end_turn` has already set the new turn
+        state = evolve(state, battle=evolve(b, turn=Turn(seat)))
     s = state.seats[seat]
     ending = tuple(a for a in s.active if a.until == "next_turn_start")
     if ending:
@@ -250,7 +251,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
             top = max(x.vp for x in state.seats)
             winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
             return _game_over(state, winners, "round_limit", events)
-    state = evolve(state, battle=evolve(b, round=rnd, attack=None))
+    state = evolve(state, battle=evolve(b, round=rnd, attack=None, turn=Turn(state.order[idx])))
     return _begin_turn(state, state.order[idx], events)
 
 
@@ -777,9 +778,11 @@ def apply_move(state: GameState, a: Move, events: Events) -> GameState:
     s = state.seats[a.seat]
     to = step_area(s.area, a.step)
     events.append(Moved(a.seat, s.area, to))
-    state = state.with_seat(a.seat, area=to)
+    seats = list(state.seats)
+    seats[a.seat] = evolve(s, area=to)
     b = state.battle
-    state = evolve(state, battle=evolve(b, turn=evolve(b.turn, moves=b.turn.moves + 1)))
+    state = evolve(state, seats=tuple(seats),
+                   battle=evolve(b, turn=evolve(b.turn, moves=b.turn.moves + 1)))
     return _after_action(state, events)
 
 
