@@ -215,13 +215,13 @@ _UNSET = object()
 
 def _make_replace(cls: type):
     """def replace(inst, *, a=UNSET, b=UNSET): return cls(inst.a if a is UNSET else a, ...)
-    (keyword arguments, each field by its `__init__` name)."""
+    (keyword arguments, each field by its `__init__` name; passed on in field order)."""
     fields = [f for f in attrs.fields(cls) if f.init]
-    if any(f.alias != f.name for f in fields) or len(fields) != len(attrs.fields(cls)):
+    if any(f.alias != f.name or f.kw_only for f in fields) or len(fields) != len(attrs.fields(cls)):
         return lambda inst, **changes: attrs.evolve(inst, **changes)
     names = [f.name for f in fields]
     src = (f"def replace(inst, *, {', '.join(f'{n}=_UNSET' for n in names)}):\n"
-           f"    return cls({', '.join(f'{n}=inst.{n} if {n} is _UNSET else {n}' for n in names)})\n")
+           f"    return cls({', '.join(f'inst.{n} if {n} is _UNSET else {n}' for n in names)})\n")
     namespace = {"_UNSET": _UNSET, "cls": cls}
     exec(src, namespace)                      # noqa: S102 - code made from field names only
     return namespace["replace"]
