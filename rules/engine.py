@@ -212,8 +212,12 @@ def legal_actions(state: GameState, seat: Optional[int] = None) -> list[Action]:
     if seat is not None:
         seats = tuple(s for s in seats if s == seat)
     out: list[Action] = []
+    legal = _LEGAL[decision.kind]
     for s in seats:
-        out.extend(_seat_legal(state, decision, per_seat, s))
+        got = per_seat.get(s)           # `_seat_legal`, inlined: once per seat and action
+        if got is None:
+            got = per_seat[s] = tuple(legal(state, s))
+        out.extend(got)
     return out
 
 
@@ -767,12 +771,16 @@ def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
     public until every seat has confirmed."""
     s = state.seats[a.seat]
     c = a.card
-    zones = {"unused": _without(s.hand, c), "equip": _without(s.equipped, c),
-             "materialize": _without(s.materialized, c)}
-    zones[a.to] += (c,)
+    hand, equipped, materialized = (_without(s.hand, c), _without(s.equipped, c),
+                                    _without(s.materialized, c))
+    if a.to == "unused":
+        hand += (c,)
+    elif a.to == "equip":
+        equipped += (c,)
+    else:
+        materialized += (c,)
     events.append(CardAssigned(a.seat, c, a.to))
-    return state.with_seat(a.seat, hand=zones["unused"], equipped=zones["equip"],
-                           materialized=zones["materialize"])
+    return state.with_seat(a.seat, hand=hand, equipped=equipped, materialized=materialized)
 
 
 def _without(t: tuple, c: str) -> tuple:
