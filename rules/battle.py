@@ -205,14 +205,14 @@ def start_battle(state: GameState, events: Events) -> GameState:
         return _game_over(state, (), "no_attacks", events)
     battle = BattleState(round=0, turn=Turn(state.order[0]))
     state = evolve(state, battle=battle)
-    return _begin_turn(state, state.order[0], events)
+    return _begin_turn(state, state.order[0], events, fresh=True)
 
 
-def _begin_turn(state: GameState, seat: int, events: Events) -> GameState:
+def _begin_turn(state: GameState, seat: int, events: Events, fresh: bool = False) -> GameState:
     """Start `seat`'s turn: entry (round 0) or re-entry after a knock-out, then either wait
     for its actions or — with no attack card equipped — end the turn at once (§6)."""
     b = state.battle
-    if b.turn != Turn(seat):        # `_end_turn` has already set the new turn
+    if not fresh:                   # `fresh`: the battle already holds Turn(seat)
         state = evolve(state, battle=evolve(b, turn=Turn(seat)))
     s = state.seats[seat]
     ending = tuple(a for a in s.active if a.until == "next_turn_start")
@@ -252,7 +252,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
             winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
             return _game_over(state, winners, "round_limit", events)
     state = evolve(state, battle=evolve(b, round=rnd, attack=None, turn=Turn(state.order[idx])))
-    return _begin_turn(state, state.order[idx], events)
+    return _begin_turn(state, state.order[idx], events, fresh=True)
 
 
 def _game_over(state: GameState, winners: tuple[int, ...], reason: str,
@@ -362,9 +362,9 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
     if counter:
         ts = state.seats[_countered(state)]
         where = None if ts.knocked_out or ts.area is None else distance(s.area, ts.area)
-    else:
-        where = tuple(sorted({distance(s.area, state.seats[i].area)
-                              for i in _targetable(state, seat)}))
+    else:                           # which ranges have somebody in their attack area
+        ds = {distance(s.area, state.seats[i].area) for i in _targetable(state, seat)}
+        where = tuple(any(lo <= d <= hi for d in ds) for lo, hi in RANGE_AREA.values())
     key = (state.cards, seat, s.race, s.equipped, s.mana, counter, where)
     got = _STARTS.get(key)
     if got is None:
@@ -404,12 +404,13 @@ def legal_turn(state: GameState, seat: int) -> list:
     t = state.battle.turn
     s = state.seats[seat]
     out: list = []
-    if t.actions < 2 and not t.rested:
+    taken = t.actions
+    if taken < 2 and not t.rested:
         if not t.attacked and (t.moves == 0 or _may_attack_after_move(state, seat)):
             out += _starts(state, seat, False)
         if t.moves < 2:
             out += _MOVES[seat] if seat < len(_MOVES) else [Move(seat, +1), Move(seat, -1)]
-        if t.actions == 0:
+        if taken == 0:
             out.append(Rest(seat))
     if not t.attacked:
         active = {a.skill for a in s.active}
@@ -846,9 +847,23 @@ def _set_attack(state: GameState, **changes) -> GameState:
 def _skills_stage(state: GameState, events: Events) -> GameState:
     a = state.battle.attack
     state = _set_attack(state, stage="skills")
-    if legal_skills(state, a.attacker) == [Done(a.attacker)]:   # nothing else to declare
+    legal = legal_skills(state, a.attacker)
+    if legal == [Done(a.attacker)]:   # nothing else to declare
         return _finish_skills(state, events)
+    _prime(state, "skills", a.attacker, legal)
     return state
+
+
+# Legal lists worked out for the very state an `apply` returns (issue 16): the engine's
+# memo of that state takes them instead of working them out again. Keyed by identity; an
+# entry holds its state, and the engine checks the decision's kind and seat.
+PRIMED: dict[int, tuple[GameState, str, int, list]] = {}
+
+
+def _prime(state: GameState, kind: str, seat: int, legal: list) -> None:
+    if len(PRIMED) >= 64:
+        PRIMED.clear()
+    PRIMED[id(state)] = (state, kind, seat, legal)
 
 
 def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
@@ -859,8 +874,10 @@ def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
         if state.cards.skill(a.skill).effect.kind == "range":
             changes["range_skill"] = a.skill
         state = _set_attack(state, **changes)
-        if legal_skills(state, a.seat) == [Done(a.seat)]:
+        legal = legal_skills(state, a.seat)
+        if legal == [Done(a.seat)]:
             return _finish_skills(state, events)
+        _prime(state, "skills", a.seat, legal)
         return state
     state = _set_attack(state, defense=atk.defense + ((a.seat, a.card, a.skill),))
     if legal_defense(state, a.seat) == [Done(a.seat)]:

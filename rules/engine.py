@@ -158,6 +158,10 @@ def _memo(state: GameState) -> tuple[GameState, Decision, dict]:
         if len(_MEMO) >= _MEMO_SIZE:
             _MEMO.clear()
         m = _MEMO[id(state)] = (state, _pending(state), {})
+        primed = B.PRIMED.pop(id(state), None)      # a list `apply` has worked out already
+        if primed is not None and primed[0] is state and primed[1] == m[1].kind \
+                and primed[2] in m[1].seats:
+            m[2][primed[2]] = tuple(primed[3])
     return m
 
 
