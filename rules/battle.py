@@ -940,13 +940,18 @@ def _defense_order(state: GameState, atk: Attack) -> list[int]:
 def _defense_stage(state: GameState, events: Events) -> GameState:
     """§6 アタック 5: targets declare defense skills and pay, in processing order."""
     atk = state.battle.attack
+    done = atk.defenders_done
     for seat in _defense_order(state, atk):
-        if seat in atk.defenders_done:
+        if seat in done:
             continue
-        if legal_defense(state, seat) != [Done(seat)]:
-            return _set_attack(state, stage="defense", defender=seat)
-        atk = evolve(atk, defenders_done=atk.defenders_done + (seat,))
-        state = _set_attack(state, defenders_done=atk.defenders_done)
+        legal = legal_defense(state, seat)      # it does not read defenders_done
+        if legal != [Done(seat)]:
+            state = _set_attack(state, stage="defense", defender=seat, defenders_done=done)
+            _prime(state, "defense", seat, legal)
+            return state
+        done += (seat,)
+    if done != atk.defenders_done:
+        state = _set_attack(state, defenders_done=done)
     return _unluck_stage(state, events)
 
 
@@ -1137,10 +1142,11 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
                 low = True
             if hp == 0:
                 gained += 2
-        state = state.with_seat(t, hp=hp, low=low)
         if hp == 0:
-            state = state.with_seat(t, knocked_out=True, area=None)
+            state = state.with_seat(t, hp=hp, low=low, knocked_out=True, area=None)
             events.append(KnockedOut(t, attacker))
+        else:
+            state = state.with_seat(t, hp=hp, low=low)
         if gained:
             vp = state.seats[attacker].vp + gained
             state = state.with_seat(attacker, vp=vp)

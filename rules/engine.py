@@ -251,27 +251,31 @@ _PICKS: dict[int, dict[str, Pick]] = {}
 
 def _bid_cards(state: GameState, s: int) -> tuple[str, ...]:
     """§5-3: bids use defense cards (the bid value is printed on defense cards only)."""
-    return tuple(c for c in state.seats[s].hand if not state.cards.card(c).is_attack)
+    card = state.cards.card
+    return tuple([c for c in state.seats[s].hand if not card(c).is_attack])
 
 
 def _legal_bid(state: GameState, s: int) -> list[Action]:
     b = state.bidding
     cards = _bid_cards(state, s)
     made = _BIDS.get(s)
-    if made is None or len(made) >= 5_000:
+    if made is None or len(made) >= 500:
         made = _BIDS[s] = {}
     out: list[Action] = []
     for t in b.current:
+        on = made.get(t)                # actions are values: one object serves every list
+        if on is None:
+            on = made[t] = {}
         for c in cards:
-            a = made.get((t, c))        # actions are values: one object serves every list
+            a = on.get(c)
             if a is None:
-                a = made[(t, c)] = PlaceBid(s, t, c)
+                a = on[c] = PlaceBid(s, t, c)
             out.append(a)
     out.append(Pass(s))
     return out
 
 
-_BIDS: dict[int, dict[tuple[str, str], PlaceBid]] = {}
+_BIDS: dict[int, dict[str, dict[str, PlaceBid]]] = {}
 
 
 def _legal_auction(state: GameState, s: int) -> list[Action]:
@@ -599,18 +603,18 @@ def _apply_bid(state: GameState, a: PlaceBid, events: Events) -> GameState:
     """§5-3 入札ラウンド: one face-down card on one target; at most 2 bids a round, the
     2nd bid passes automatically; both may go on one target."""
     b = state.bidding
-    hand = list(state.seats[a.seat].hand)
-    hand.remove(a.card)
-    state = state.with_seat(a.seat, hand=tuple(hand))
+    seats = list(state.seats)
+    seats[a.seat] = evolve(seats[a.seat], hand=_without(seats[a.seat].hand, a.card))
     value = state.cards.card(a.card).bid
     bids = b.bids + (Bid(a.seat, a.target, a.card, value),)
-    b = evolve(b, bids=bids)
     events.append(BidPlaced(a.seat, a.target))
     events.append(BidCardChosen(a.seat, a.target, a.card))
     if sum(1 for x in bids if x.seat == a.seat) >= 2:
-        b = evolve(b, passed=_set(b.passed, a.seat, True))
+        b = evolve(b, bids=bids, passed=_set(b.passed, a.seat, True))
         events.append(Passed(a.seat, auto=True))
-    return _after_bid_turn(evolve(state, bidding=b), events)
+    else:
+        b = evolve(b, bids=bids)
+    return _after_bid_turn(evolve(state, seats=tuple(seats), bidding=b), events)
 
 
 def _apply_pass(state: GameState, a: Pass, events: Events) -> GameState:
