@@ -183,8 +183,8 @@ def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
 
 
 def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> list:
-    return [state.cards.skill(s).effect for _, s in declared
-            if state.cards.skill(s).effect.kind == kind]
+    skill = state.cards.skill
+    return [e for e in [skill(s).effect for _, s in declared] if e.kind == kind]
 
 
 def _active_effects(state: GameState, seat: int, kind: str) -> list:
@@ -409,19 +409,23 @@ def legal_turn(state: GameState, seat: int) -> list:
         if not t.attacked and (t.moves == 0 or _may_attack_after_move(state, seat)):
             out += _starts(state, seat, False)
         if t.moves < 2:
-            out += _MOVES[seat] if seat < len(_MOVES) else [Move(seat, +1), Move(seat, -1)]
+            out += _MOVES[seat]
         if taken == 0:
-            out.append(Rest(seat))
+            out.append(_REST[seat])
     if not t.attacked:
         active = {a.skill for a in s.active}
         for c, sk in skills_of(state, seat, ("turn",)):
             if sk.id not in active and cost_of(state, ((c, sk.id),)) <= s.mana:
                 out.append(Activate(seat, c, sk.id))
-    out.append(EndTurn(seat))
+    out.append(_END_TURN[seat])
     return out
 
 
-_MOVES = tuple((Move(seat, +1), Move(seat, -1)) for seat in range(5))   # actions are values
+# Actions are values: one object per seat (Config: at most 5 seats) serves every list.
+_MOVES = tuple((Move(seat, +1), Move(seat, -1)) for seat in range(5))
+_REST, _END_TURN, _DONE, _DRAW, _STOP, _USE_UNLUCK, _DECLINE = (
+    tuple(cls(seat) for seat in range(5))
+    for cls in (Rest, EndTurn, Done, Draw, Stop, UseUnluck, Decline))
 
 
 def legal_skills(state: GameState, seat: int) -> list:
@@ -435,7 +439,7 @@ def legal_skills(state: GameState, seat: int) -> list:
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
                  if can_add(state, seat, a.skills, c, sk, budget, opts, True)]
     if a.range_skill is not None and cost_of(state, a.skills) <= budget:
-        out.append(Done(seat))
+        out.append(_DONE[seat])
     return out
 
 
@@ -479,7 +483,7 @@ def legal_targets(state: GameState, seat: int) -> list:
         rng_ = state.cards.skill(a.range_skill).effect.range
         out = [ChooseTarget(seat, t) for t in _in_range(state, seat, rng_)]
     if a.targets:
-        out.append(Done(seat))
+        out.append(_DONE[seat])
     return out
 
 
@@ -492,16 +496,16 @@ def legal_defense(state: GameState, seat: int) -> list:
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
                  if can_add(state, seat, mine, c, sk, budget, opts, False)]
     if cost_of(state, mine) <= budget:
-        out.append(Done(seat))
+        out.append(_DONE[seat])
     return out
 
 
 def legal_unluck(state: GameState, seat: int) -> list:
-    return [UseUnluck(seat), Decline(seat)]
+    return [_USE_UNLUCK[seat], _DECLINE[seat]]
 
 
 def legal_draw(state: GameState, seat: int) -> list:
-    return [Draw(seat), Stop(seat)]
+    return [_DRAW[seat], _STOP[seat]]
 
 
 def _counter_options(state: GameState, seat: int) -> list:
@@ -513,7 +517,7 @@ def _counter_options(state: GameState, seat: int) -> list:
 
 
 def legal_counter(state: GameState, seat: int) -> list:
-    return _counter_options(state, seat) + [Decline(seat)]
+    return _counter_options(state, seat) + [_DECLINE[seat]]
 
 
 LEGAL = {"turn": legal_turn, "skills": legal_skills, "targets": legal_targets,

@@ -407,7 +407,11 @@ def _is_legal(state: GameState, action: Action) -> bool:
     check = _CHECK.get(decision.kind)
     if check is not None:
         return check(state, s, action)
-    return action in _seat_legal(state, decision, per_seat, s)
+    listed = _seat_legal(state, decision, per_seat, s)
+    for a in listed:                # usually the very object listed: no __eq__ calls
+        if a is action:
+            return True
+    return action in listed
 
 
 def _check_draft(state: GameState, s: int, a: Action) -> bool:
