@@ -192,8 +192,8 @@ class GameState:
 
     def with_seat(self, i: int, **changes) -> "GameState":
         seats = list(self.seats)
-        seats[i] = _REPLACE[SeatState](seats[i], **changes)
-        return _REPLACE[GameState](self, seats=tuple(seats))
+        seats[i] = (_REPLACE.get(SeatState) or _replacer(SeatState))(seats[i], **changes)
+        return (_REPLACE.get(GameState) or _replacer(GameState))(self, seats=tuple(seats))
 
 
 # --------------------------------------------------------------------- fast evolve (issue 16)
@@ -203,14 +203,20 @@ def evolve(inst, **changes):
     class's own `__init__` (so its checks run as they do with attrs.evolve) — but for the
     classes of this module by a function written for the class, several times faster
     than attrs.evolve's walk over the fields. Other values go to attrs.evolve."""
-    replace = _REPLACE.get(type(inst))
-    if replace is None:
-        return attrs.evolve(inst, **changes)
+    replace = _REPLACE.get(type(inst)) or _replacer(type(inst))
     return replace(inst, **changes)
 
 
 _REPLACE: dict[type, object] = {}
 _UNSET = object()
+
+
+def _replacer(cls: type):
+    """The replace function of `cls`, written on first use (nothing is done at import)."""
+    if cls not in _FAST:
+        return lambda inst, **changes: attrs.evolve(inst, **changes)
+    replace = _REPLACE[cls] = _make_replace(cls)
+    return replace
 
 
 def _make_replace(cls: type):
@@ -227,5 +233,4 @@ def _make_replace(cls: type):
     return namespace["replace"]
 
 
-for _cls in (SeatState, Active, Bid, BiddingState, Attack, Turn, BattleState, Script, GameState):
-    _REPLACE[_cls] = _make_replace(_cls)
+_FAST = (SeatState, Active, Bid, BiddingState, Attack, Turn, BattleState, Script, GameState)

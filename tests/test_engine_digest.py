@@ -118,6 +118,22 @@ def test_canon_leaves_out_defaults_only():
     assert canon(Turn(seat=0)) != canon(Turn(seat=1))
 
 
+def test_fast_evolve_is_attrs_evolve():
+    """rules.state.evolve (issue 16) gives what attrs.evolve gives, and refuses what it
+    refuses."""
+    from rules.state import evolve
+    state, _ = new_game(Config(players=3), seed=3)
+    for value, changes in ((state, {"rng": 7, "phase": "build"}),
+                           (state.seats[1], {"hp": 2, "equipped": ("x",)}),
+                           (state.bidding, {"turn": 2}), (state.config, {"players": 5})):
+        assert evolve(value, **changes) == attrs.evolve(value, **changes)
+        assert evolve(value) == value and evolve(value) is not value
+    with pytest.raises(TypeError):
+        evolve(state, no_such_field=1)
+    with pytest.raises(ValueError):          # the class's own checks still run
+        evolve(state.config, players=7)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--record"]:
         sys.exit("usage: PYTHONPATH=. python tests/test_engine_digest.py --record")
