@@ -62,10 +62,18 @@ class Decision:
 
 def copies_of(cards: CardSet, first_game: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The physical defense and attack cards of the decks (§4: first game = no star)."""
-    defense = tuple(f"{c.id}#{k}" for c in cards.defense if not (first_game and c.star)
-                    for k in range(1, c.copies + 1))
-    attack = tuple(c.id for c in cards.attack if not (first_game and c.star))
-    return defense, attack
+    got = _COPIES.get((cards, first_game))
+    if got is None:
+        defense = tuple(f"{c.id}#{k}" for c in cards.defense if not (first_game and c.star)
+                        for k in range(1, c.copies + 1))
+        attack = tuple(c.id for c in cards.attack if not (first_game and c.star))
+        if len(_COPIES) >= 64:
+            _COPIES.clear()
+        got = _COPIES[(cards, first_game)] = (defense, attack)
+    return got
+
+
+_COPIES: dict[tuple[CardSet, bool], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def new_game(config: Config = Config(), cards: Optional[CardSet] = None,

@@ -134,6 +134,22 @@ def test_fast_evolve_is_attrs_evolve():
         evolve(state.config, players=7)
 
 
+def test_shuffle_is_fisher_yates_with_below():
+    """rules.rng.shuffle, with `below` written out (issue 16), draws as it did."""
+    from rules import rng as R
+
+    def by_below(state, items):
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j, state = R.below(state, i + 1)
+            out[i], out[j] = out[j], out[i]
+        return tuple(out), state
+
+    for seed in range(200):
+        state, items = R.seed_state(seed), list(range(seed % 97))
+        assert R.shuffle(state, items) == by_below(state, items)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--record"]:
         sys.exit("usage: PYTHONPATH=. python tests/test_engine_digest.py --record")
