@@ -48,8 +48,6 @@ import random
 import time
 from typing import Optional, Sequence
 
-import attrs
-
 from rules import actions as A
 from rules import rng as RNG
 from rules.battle import RANGE_AREA, distance, step_area
@@ -57,7 +55,7 @@ from rules.build import final_stats
 from rules.cards import CardSet, default_cards
 from rules.engine import apply, new_game, pending
 from rules.observe import Observation, observe
-from rules.state import GameState, Phase, SeatState
+from rules.state import GameState, Phase, SeatState, evolve
 
 from .normal import NormalPlayer, R, Reason
 from .planner import PlanningPlayer
@@ -191,6 +189,37 @@ class RolloutPlayer(NormalPlayer):
             st = self._stats_cache[key] = final_stats(self.cards, race, equipped)
         return st
 
+    def _build_of(self, obs, seat):
+        s = obs.seats[seat]
+        if seat == obs.seat:
+            return obs.race, obs.equipped
+        return s.race, s.equipped
+
+    # The usable range skills and the zero chips a seat could add depend only on its build
+    # and mana (issue 16: the rollouts ask them many times a step).
+    _ranges: dict = {}
+
+    def _range_options(self, obs, seat, timing, mana=None):
+        mana = obs.seats[seat].mana if mana is None else mana
+        key = (self.cards, *self._build_of(obs, seat), timing, mana)
+        out = self._ranges.get(key)
+        if out is None:
+            if len(self._ranges) > 20_000:
+                self._ranges.clear()
+            out = self._ranges[key] = tuple(super()._range_options(obs, seat, timing, mana))
+        return list(out)
+
+    _zeros: dict = {}
+
+    def _zero_chips_of(self, obs, seat):
+        key = (self.cards, *self._build_of(obs, seat), obs.seats[seat].mana)
+        out = self._zeros.get(key)
+        if out is None:
+            if len(self._zeros) > 20_000:
+                self._zeros.clear()
+            out = self._zeros[key] = super()._zero_chips_of(obs, seat)
+        return out
+
     _draws: dict = {}
 
     def _draw(self, obs, legal):
@@ -228,7 +257,7 @@ def determinize(obs: Observation, cards: CardSet, rng_state: int,
             hp=v.hp, mana=v.mana, vp=v.vp, unluck=v.unluck, area=v.area, entered=v.entered,
             knocked_out=v.knocked_out, low=v.low, active=v.active, trait_used=v.trait_used,
             auction_used=v.auction_used))
-    return attrs.evolve(
+    return evolve(
         base, rng=rng_state, phase=Phase.BATTLE, seats=tuple(seats), start_seat=obs.start_seat,
         defense_deck=(), attack_deck=(), defense_discard=obs.defense_discard,
         attack_discard=obs.attack_discard, bidding=None, reveal_seat=None, order=obs.order,
@@ -428,7 +457,7 @@ class HardPlayer:
                 break
             if mark != last and self.RESEED:
                 last = mark
-                state = attrs.evolve(state, rng=RNG.seed_state(seed * 7919 + mark))
+                state = evolve(state, rng=RNG.seed_state(seed * 7919 + mark))
             seat = pending(state).seats[0]
             o = observe(state, seat)
             state, _ = apply(state, players[seat].choose(o, o.legal))

@@ -462,6 +462,11 @@ def field_refusal(action: object) -> Optional[Refusal]:
     """Why `action` is not an action of well-typed fields (None when it is): its class is
     one of ACTION_TYPES exactly, every int field holds an `int` (not a bool, a float or an
     int subclass) within 64 bits, every str field a `str`, and `Assign.to` one of its zones."""
+    ok = _WELL_TYPED.get(type(action))
+    if ok is None and type(action) in FIELD_KINDS:
+        ok = _WELL_TYPED[type(action)] = _well_typed(type(action))
+    if ok is not None and ok(action):
+        return None
     kinds = FIELD_KINDS.get(type(action))
     if kinds is None:
         return refuse(None, "not_an_action", got=type(action).__name__)
@@ -479,6 +484,26 @@ def field_refusal(action: object) -> Optional[Refusal]:
         if kind is not int and kind is not str and value not in kind:  # type: ignore[operator]
             return refuse(None, "bad_zone", action=what, field=name)
     return None
+
+
+# The same checks as one expression per action class, made on first use (issue 16: one
+# call per `apply`); only when it fails is the loop above run, for the reason.
+_WELL_TYPED: dict[type, object] = {}
+
+
+def _well_typed(cls: type):
+    tests = []
+    for name, kind, optional in FIELD_KINDS[cls]:
+        if kind is int:
+            test = f"(type(a.{name}) is int and {INT_MIN} <= a.{name} <= {INT_MAX})"
+        elif kind is str:
+            test = f"type(a.{name}) is str"
+        else:
+            test = f"(type(a.{name}) is str and a.{name} in {tuple(kind)!r})"
+        tests.append(f"(a.{name} is None or {test})" if optional else test)
+    namespace: dict = {}
+    exec(f"def ok(a):\n    return {' and '.join(tests) or 'True'}\n", namespace)  # noqa: S102
+    return namespace["ok"]
 
 
 def seat_of(action: object) -> Optional[int]:

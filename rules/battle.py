@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-import attrs
-
 from .chance import pick_chip, roll
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
                       Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
@@ -22,7 +20,7 @@ from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDr
                      GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
                      SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TurnEnded,
                      TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
-from .state import Active, Attack, BattleState, GameState, Phase, Turn
+from .state import Active, Attack, BattleState, GameState, Phase, Turn, evolve
 
 Events = list[Event]
 
@@ -69,15 +67,26 @@ def card_skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[
     """(card, skill) of the seat's equipped cards whose timing fits and whose requirements
     the final stats meet (§2 スキルの発動条件) — mana is checked separately."""
     timings = tuple(timings)
-    stats = stats_of(state, seat)
-    out = []
-    for card in state.seats[seat].equipped:
-        if not series_active(state, seat, card):
-            continue
-        for sk in state.cards.card(card).skills:
-            if sk.timing in timings and sk.requires.met_by(stats):
-                out.append((card, sk))
-    return out
+    s = state.seats[seat]
+    # They depend on the build alone, fixed in the battle: memoised by value (issue 16).
+    key = (state.cards, s.race, s.equipped, timings)
+    got = _SKILLS.get(key)
+    if got is None:
+        stats = stats_of(state, seat)
+        out = []
+        for card in s.equipped:
+            if not series_active(state, seat, card):
+                continue
+            for sk in state.cards.card(card).skills:
+                if sk.timing in timings and sk.requires.met_by(stats):
+                    out.append((card, sk))
+        if len(_SKILLS) >= 20_000:
+            _SKILLS.clear()
+        got = _SKILLS[key] = tuple(out)
+    return list(got)
+
+
+_SKILLS: dict[tuple, tuple[tuple[str, Skill], ...]] = {}
 
 
 def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
@@ -108,7 +117,17 @@ def _use_trait(state: GameState, seat: int, card: str, skill: str, events: Event
 
 
 def has_attack_cards(state: GameState, seat: int) -> bool:
-    return any(state.cards.card(c).is_attack for c in state.seats[seat].equipped)
+    equipped = state.seats[seat].equipped
+    got = _HAS_ATTACK.get((state.cards, equipped))
+    if got is None:
+        if len(_HAS_ATTACK) >= 20_000:
+            _HAS_ATTACK.clear()
+        got = _HAS_ATTACK[(state.cards, equipped)] = any(
+            state.cards.card(c).is_attack for c in equipped)
+    return got
+
+
+_HAS_ATTACK: dict[tuple, bool] = {}
 
 
 def cost_of(state: GameState, declared: Iterable[tuple[str, str]]) -> int:
@@ -192,8 +211,8 @@ def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
 
 
 def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> list:
-    return [state.cards.skill(s).effect for _, s in declared
-            if state.cards.skill(s).effect.kind == kind]
+    skill = state.cards.skill
+    return [e for e in [skill(s).effect for _, s in declared] if e.kind == kind]
 
 
 def _active_effects(state: GameState, seat: int, kind: str) -> list:
@@ -213,15 +232,16 @@ def start_battle(state: GameState, events: Events) -> GameState:
     if not any(has_attack_cards(state, i) for i in range(state.players)):
         return _game_over(state, (), "no_attacks", events)
     battle = BattleState(round=0, turn=Turn(state.order[0]))
-    state = attrs.evolve(state, battle=battle)
-    return _begin_turn(state, state.order[0], events)
+    state = evolve(state, battle=battle)
+    return _begin_turn(state, state.order[0], events, fresh=True)
 
 
-def _begin_turn(state: GameState, seat: int, events: Events) -> GameState:
+def _begin_turn(state: GameState, seat: int, events: Events, fresh: bool = False) -> GameState:
     """Start `seat`'s turn: entry (round 0) or re-entry after a knock-out, then either wait
     for its actions or — with no attack card equipped — end the turn at once (§6)."""
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, turn=Turn(seat)))
+    if not fresh:                   # `fresh`: the battle already holds Turn(seat)
+        state = evolve(state, battle=evolve(b, turn=Turn(seat)))
     s = state.seats[seat]
     ending = tuple(a for a in s.active if a.until == "next_turn_start")
     if ending:
@@ -248,7 +268,8 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
     ending = tuple(a for a in s.active if a.until == "turn_end")
     for a in ending:
         events.append(SkillEnded(seat, a.card, a.skill))
-    state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
+    if ending:
+        state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
     events.append(TurnEnded(seat, reason))
     idx = state.order.index(seat) + 1
     rnd = b.round
@@ -258,8 +279,8 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
             top = max(x.vp for x in state.seats)
             winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
             return _game_over(state, winners, "round_limit", events)
-    state = attrs.evolve(state, battle=attrs.evolve(b, round=rnd, attack=None))
-    return _begin_turn(state, state.order[idx], events)
+    state = evolve(state, battle=evolve(b, round=rnd, attack=None, turn=Turn(state.order[idx])))
+    return _begin_turn(state, state.order[idx], events, fresh=True)
 
 
 def _game_over(state: GameState, winners: tuple[int, ...], reason: str,
@@ -268,9 +289,9 @@ def _game_over(state: GameState, winners: tuple[int, ...], reason: str,
     events.append(GameOver(winners, reason))
     events.append(PhaseStarted(Phase.OVER))
     if state.battle is not None:   # nothing is in progress any more
-        state = attrs.evolve(state, battle=attrs.evolve(state.battle, attack=None,
+        state = evolve(state, battle=evolve(state.battle, attack=None,
                                                         counter_queue=(), countered=None))
-    return attrs.evolve(state, phase=Phase.OVER, winners=winners, end_reason=reason)
+    return evolve(state, phase=Phase.OVER, winners=winners, end_reason=reason)
 
 
 # ------------------------------------------------------------------------------ pending
@@ -359,7 +380,32 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
     """§6 アタック 1–2 / カウンターの処理 1: per equipped attack card, each range skill with
     which a usable, payable set of skills exists — `StartAttack(card, range)`, the range
     declared first — and, if there is one, the card alone — `StartAttack(card)`, the range
-    skill then declared among the others, in any order (RULINGS R22)."""
+    skill then declared among the others, in any order (RULINGS R22).
+
+    They depend only on the seat's build and mana and on the distances that decide which
+    range skills fit (`_range_fits`): memoised by those values (issue 16)."""
+    s = state.seats[seat]
+    if s.area is None:
+        return _starts_of(state, seat, counter)
+    if counter:
+        ts = state.seats[_countered(state)]
+        where = None if ts.knocked_out or ts.area is None else distance(s.area, ts.area)
+    else:                           # which ranges have somebody in their attack area
+        ds = {distance(s.area, state.seats[i].area) for i in _targetable(state, seat)}
+        where = tuple(any(lo <= d <= hi for d in ds) for lo, hi in RANGE_AREA.values())
+    key = (state.cards, seat, s.race, s.equipped, s.mana, counter, where)
+    got = _STARTS.get(key)
+    if got is None:
+        if len(_STARTS) >= 20_000:
+            _STARTS.clear()
+        got = _STARTS[key] = tuple(_starts_of(state, seat, counter))
+    return list(got)
+
+
+_STARTS: dict[tuple, tuple] = {}
+
+
+def _starts_of(state: GameState, seat: int, counter: bool) -> list:
     pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
     mana = state.seats[seat].mana
     cls = StartCounter if counter else StartAttack
@@ -386,20 +432,28 @@ def legal_turn(state: GameState, seat: int) -> list:
     t = state.battle.turn
     s = state.seats[seat]
     out: list = []
-    if t.actions < 2 and not t.rested:
+    taken = t.actions
+    if taken < 2 and not t.rested:
         if not t.attacked and (t.moves == 0 or _may_attack_after_move(state, seat)):
             out += _starts(state, seat, False)
         if t.moves < 2:
-            out += [Move(seat, +1), Move(seat, -1)]
-        if t.actions == 0:
-            out.append(Rest(seat))
+            out += _MOVES[seat]
+        if taken == 0:
+            out.append(_REST[seat])
     if not t.attacked:
         active = {a.skill for a in s.active}
         for c, sk in skills_of(state, seat, ("turn",)):
             if sk.id not in active and cost_of(state, ((c, sk.id),)) <= s.mana:
                 out.append(Activate(seat, c, sk.id))
-    out.append(EndTurn(seat))
+    out.append(_END_TURN[seat])
     return out
+
+
+# Actions are values: one object per seat (Config: at most 5 seats) serves every list.
+_MOVES = tuple((Move(seat, +1), Move(seat, -1)) for seat in range(5))
+_REST, _END_TURN, _DONE, _DRAW, _STOP, _USE_UNLUCK, _DECLINE = (
+    tuple(cls(seat) for seat in range(5))
+    for cls in (Rest, EndTurn, Done, Draw, Stop, UseUnluck, Decline))
 
 
 def legal_skills(state: GameState, seat: int) -> list:
@@ -413,7 +467,7 @@ def legal_skills(state: GameState, seat: int) -> list:
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
                  if can_add(state, seat, a.skills, c, sk, budget, opts, True)]
     if a.range_skill is not None and cost_of(state, a.skills) <= budget:
-        out.append(Done(seat))
+        out.append(_DONE[seat])
     return out
 
 
@@ -457,7 +511,7 @@ def legal_targets(state: GameState, seat: int) -> list:
         rng_ = state.cards.skill(a.range_skill).effect.range
         out = [ChooseTarget(seat, t) for t in _in_range(state, seat, rng_)]
     if a.targets:
-        out.append(Done(seat))
+        out.append(_DONE[seat])
     return out
 
 
@@ -470,16 +524,16 @@ def legal_defense(state: GameState, seat: int) -> list:
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
                  if can_add(state, seat, mine, c, sk, budget, opts, False)]
     if cost_of(state, mine) <= budget:
-        out.append(Done(seat))
+        out.append(_DONE[seat])
     return out
 
 
 def legal_unluck(state: GameState, seat: int) -> list:
-    return [UseUnluck(seat), Decline(seat)]
+    return [_USE_UNLUCK[seat], _DECLINE[seat]]
 
 
 def legal_draw(state: GameState, seat: int) -> list:
-    return [Draw(seat), Stop(seat)]
+    return [_DRAW[seat], _STOP[seat]]
 
 
 def _counter_options(state: GameState, seat: int) -> list:
@@ -491,7 +545,7 @@ def _counter_options(state: GameState, seat: int) -> list:
 
 
 def legal_counter(state: GameState, seat: int) -> list:
-    return _counter_options(state, seat) + [Decline(seat)]
+    return _counter_options(state, seat) + [_DECLINE[seat]]
 
 
 LEGAL = {"turn": legal_turn, "skills": legal_skills, "targets": legal_targets,
@@ -644,7 +698,7 @@ def _start_problem(state: GameState, action, counter: bool, no) -> Optional[Refu
     if action.skill is None:
         if action.card not in state.seats[s].equipped:
             return no("card_not_equipped", card=action.card)
-        problems = [_start_problem(state, attrs.evolve(action, skill=sk.id), counter, no)
+        problems = [_start_problem(state, evolve(action, skill=sk.id), counter, no)
                     for sk in state.cards.card(action.card).skills if sk.effect.kind == "range"]
         return None if None in problems else problems[0]
     problem = _skill_problem(state, s, action.card, action.skill, (timing, "any"), timing, no)
@@ -768,9 +822,11 @@ def apply_move(state: GameState, a: Move, events: Events) -> GameState:
     s = state.seats[a.seat]
     to = step_area(s.area, a.step)
     events.append(Moved(a.seat, s.area, to))
-    state = state.with_seat(a.seat, area=to)
+    seats = list(state.seats)
+    seats[a.seat] = evolve(s, area=to)
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, turn=attrs.evolve(b.turn, moves=b.turn.moves + 1)))
+    state = evolve(state, seats=tuple(seats),
+                   battle=evolve(b, turn=evolve(b.turn, moves=b.turn.moves + 1)))
     return _after_action(state, events)
 
 
@@ -781,7 +837,7 @@ def apply_rest(state: GameState, a: Rest, events: Events) -> GameState:
     state = state.with_seat(a.seat, mana=mana)
     events.append(Rested(a.seat, mana))
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, turn=attrs.evolve(b.turn, rested=True)))
+    state = evolve(state, battle=evolve(b, turn=evolve(b.turn, rested=True)))
     return _end_turn(state, "rest", events)
 
 
@@ -818,25 +874,39 @@ def apply_start_attack(state: GameState, a: StartAttack | StartCounter, events: 
     atk = Attack(attacker=a.seat, counter=counter, card=a.card, range_skill=a.skill,
                  skills=((a.card, a.skill),) if a.skill is not None else ())
     if counter:
-        atk = attrs.evolve(atk, targets=(target,))
-        b = attrs.evolve(b, counter_queue=b.counter_queue[1:])
+        atk = evolve(atk, targets=(target,))
+        b = evolve(b, counter_queue=b.counter_queue[1:])
     else:
-        b = attrs.evolve(b, turn=attrs.evolve(b.turn, attacked=True))
-    state = attrs.evolve(state, battle=attrs.evolve(b, attack=atk))
+        b = evolve(b, turn=evolve(b.turn, attacked=True))
+    state = evolve(state, battle=evolve(b, attack=atk))
     return _skills_stage(state, events)
 
 
 def _set_attack(state: GameState, **changes) -> GameState:
     b = state.battle
-    return attrs.evolve(state, battle=attrs.evolve(b, attack=attrs.evolve(b.attack, **changes)))
+    return evolve(state, battle=evolve(b, attack=evolve(b.attack, **changes)))
 
 
 def _skills_stage(state: GameState, events: Events) -> GameState:
     a = state.battle.attack
     state = _set_attack(state, stage="skills")
-    if legal_skills(state, a.attacker) == [Done(a.attacker)]:   # nothing else to declare
+    legal = legal_skills(state, a.attacker)
+    if legal == [Done(a.attacker)]:   # nothing else to declare
         return _finish_skills(state, events)
+    _prime(state, "skills", a.attacker, legal)
     return state
+
+
+# Legal lists worked out for the very state an `apply` returns (issue 16): the engine's
+# memo of that state takes them instead of working them out again. Keyed by identity; an
+# entry holds its state, and the engine checks the decision's kind and seat.
+PRIMED: dict[int, tuple[GameState, str, int, list]] = {}
+
+
+def _prime(state: GameState, kind: str, seat: int, legal: list) -> None:
+    if len(PRIMED) >= 64:
+        PRIMED.clear()
+    PRIMED[id(state)] = (state, kind, seat, legal)
 
 
 def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
@@ -848,8 +918,10 @@ def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
         if state.cards.skill(a.skill).effect.kind == "range":
             changes["range_skill"] = a.skill
         state = _set_attack(state, **changes)
-        if legal_skills(state, a.seat) == [Done(a.seat)]:
+        legal = legal_skills(state, a.seat)
+        if legal == [Done(a.seat)]:
             return _finish_skills(state, events)
+        _prime(state, "skills", a.seat, legal)
         return state
     state = _set_attack(state, defense=atk.defense + ((a.seat, a.card, a.skill),))
     if legal_defense(state, a.seat) == [Done(a.seat)]:
@@ -912,13 +984,18 @@ def _defense_order(state: GameState, atk: Attack) -> list[int]:
 def _defense_stage(state: GameState, events: Events) -> GameState:
     """§6 アタック 5: targets declare defense skills and pay, in processing order."""
     atk = state.battle.attack
+    done = atk.defenders_done
     for seat in _defense_order(state, atk):
-        if seat in atk.defenders_done:
+        if seat in done:
             continue
-        if legal_defense(state, seat) != [Done(seat)]:
-            return _set_attack(state, stage="defense", defender=seat)
-        atk = attrs.evolve(atk, defenders_done=atk.defenders_done + (seat,))
-        state = _set_attack(state, defenders_done=atk.defenders_done)
+        legal = legal_defense(state, seat)      # it does not read defenders_done
+        if legal != [Done(seat)]:
+            state = _set_attack(state, stage="defense", defender=seat, defenders_done=done)
+            _prime(state, "defense", seat, legal)
+            return state
+        done += (seat,)
+    if done != atk.defenders_done:
+        state = _set_attack(state, defenders_done=done)
     return _unluck_stage(state, events)
 
 
@@ -1109,10 +1186,11 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
                 low = True
             if hp == 0:
                 gained += 2
-        state = state.with_seat(t, hp=hp, low=low)
         if hp == 0:
-            state = state.with_seat(t, knocked_out=True, area=None)
+            state = state.with_seat(t, hp=hp, low=low, knocked_out=True, area=None)
             events.append(KnockedOut(t, attacker))
+        else:
+            state = state.with_seat(t, hp=hp, low=low)
         if gained:
             vp = state.seats[attacker].vp + gained
             state = state.with_seat(attacker, vp=vp)
@@ -1121,16 +1199,16 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
     if state.seats[attacker].vp >= VP_TO_WIN:      # §6 アタック 12 — after all damage
         return _game_over(state, (attacker,), "vp", events)
     b = state.battle
-    done = attrs.evolve(atk, stage="done")
+    done = evolve(atk, stage="done")
     if not atk.counter:
         stopped = _counter_blocked(state, atk, crit_targets)
         blocked = bool(stopped)
         queue = tuple(t for t in _defense_order(state, atk)
                       if not state.seats[t].knocked_out and t not in stopped)
-        b = attrs.evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
+        b = evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
     else:
-        b = attrs.evolve(b, attack=done)
-    state = attrs.evolve(state, battle=b)
+        b = evolve(b, attack=done)
+    state = evolve(state, battle=b)
     return _next_counter(state, events)
 
 
@@ -1156,10 +1234,10 @@ def _next_counter(state: GameState, events: Events) -> GameState:
     queue = b.counter_queue
     while queue and not _counter_options(state, queue[0]):
         queue = queue[1:]
-    state = attrs.evolve(state, battle=attrs.evolve(b, counter_queue=queue))
+    state = evolve(state, battle=evolve(b, counter_queue=queue))
     if queue:
         return state
-    state = attrs.evolve(state, battle=attrs.evolve(state.battle, attack=None, countered=None,
+    state = evolve(state, battle=evolve(state.battle, attack=None, countered=None,
                                                     blocked=False))
     turn_seat = state.battle.turn.seat
     if state.seats[turn_seat].knocked_out:
@@ -1170,7 +1248,7 @@ def _next_counter(state: GameState, events: Events) -> GameState:
 def apply_counter_decline(state: GameState, a: Decline, events: Events) -> GameState:
     events.append(CounterDeclined(a.seat))
     b = state.battle
-    state = attrs.evolve(state, battle=attrs.evolve(b, counter_queue=b.counter_queue[1:]))
+    state = evolve(state, battle=evolve(b, counter_queue=b.counter_queue[1:]))
     return _next_counter(state, events)
 
 

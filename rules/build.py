@@ -45,10 +45,22 @@ class Violation:
 
 def final_stats(cards: CardSet, race: Optional[str], equipped: Iterable[str]) -> Stats:
     """§2 最終能力値 = race stats + every equipped card's modifiers (a shield's included)."""
+    key = (cards, race, equipped)
+    if type(equipped) is tuple:     # memoised by value (issue 16): a build's stats never change
+        got = _STATS.get(key)
+        if got is not None:
+            return got
     total = cards.race(race).stats if race else Stats()
     for c in equipped:
         total = total + cards.card(c).mods
+    if type(equipped) is tuple:
+        if len(_STATS) >= 20_000:
+            _STATS.clear()
+        _STATS[key] = total
     return total
+
+
+_STATS: dict[tuple, Stats] = {}
 
 
 def equip_cost(cards: CardSet, equipped: Iterable[str]) -> int:
@@ -69,6 +81,8 @@ def hand_slots_used(cards: CardSet, equipped: Iterable[str]) -> int:
 def violations(cards: CardSet, race: Optional[str], equipped: tuple[str, ...],
                available: int) -> tuple[Violation, ...]:
     """Every rule of §5-4 装備枠 / 手の装備枠 / マテリアル the build breaks (empty = legal)."""
+    if race is not None and _legal_at_a_glance(cards, equipped, available):
+        return ()
     out: list[Violation] = []
     if race is None:
         out.append(Violation("no_race"))
@@ -104,6 +118,38 @@ def violations(cards: CardSet, race: Optional[str], equipped: tuple[str, ...],
         out.append(Violation("material", tuple(c for c in equipped if cards.card(c).cost),
                              have=cost, limit=avail))
     return tuple(out)
+
+
+def _legal_at_a_glance(cards: CardSet, equipped: Iterable[str], available: int) -> bool:
+    """No rule below is broken (issue 16: the AI tries many builds): no name shared by two
+    cards (two cards share a group of `violations` exactly when they share a name), no
+    armor part worn twice, at most HAND_SLOTS hand slots, the cost within `available`."""
+    names: set = set()
+    parts: set = set()
+    slots = cost = count = 0
+    for c in equipped:
+        info = _INFO.get((cards, c))
+        if info is None:
+            card = cards.card(c)
+            if len(_INFO) >= 20_000:
+                _INFO.clear()
+            info = _INFO[(cards, c)] = (
+                (("ja", card.name.ja), ("en", card.name.en), ("id", card.id)),
+                card.part if card.type == "armor" else None, card.hands, card.cost)
+        keys, part, hands, c_cost = info
+        names.update(keys)
+        count += 1
+        if part is not None:
+            if part in parts:
+                return False
+            parts.add(part)
+        slots += hands
+        cost += c_cost
+    return len(names) == 3 * count and slots <= HAND_SLOTS and cost <= available
+
+
+# Per card set and copy id: (name keys, armor part or None, hand slots, equip cost).
+_INFO: dict[tuple, tuple] = {}
 
 
 def name_counts(cards: CardSet, equipped: Iterable[str]) -> Counter:

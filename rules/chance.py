@@ -3,10 +3,8 @@ the RNG kept in the state."""
 
 from __future__ import annotations
 
-import attrs
-
 from . import rng as R
-from .state import ChanceScriptError, GameState
+from .state import ChanceScriptError, GameState, evolve
 
 
 def roll(state: GameState) -> tuple[int, GameState]:
@@ -15,9 +13,9 @@ def roll(state: GameState) -> tuple[int, GameState]:
         value = state.script.dice[0]
         if value not in range(1, 7):
             raise ChanceScriptError(f"scripted die result {value} is not 1..6")
-        return value, attrs.evolve(state, script=attrs.evolve(state.script, dice=state.script.dice[1:]))
+        return value, evolve(state, script=evolve(state.script, dice=state.script.dice[1:]))
     value, rs = R.die(state.rng)
-    return value, attrs.evolve(state, rng=rs)
+    return value, evolve(state, rng=rs)
 
 
 def pick_chip(state: GameState, bag: tuple[str, ...]) -> tuple[int, GameState]:
@@ -26,7 +24,7 @@ def pick_chip(state: GameState, bag: tuple[str, ...]) -> tuple[int, GameState]:
         chip = state.script.chips[0]
         if chip not in bag:
             raise ChanceScriptError(f"scripted chip {chip!r} is not in the bag {list(bag)}")
-        return bag.index(chip), attrs.evolve(
-            state, script=attrs.evolve(state.script, chips=state.script.chips[1:]))
+        return bag.index(chip), evolve(
+            state, script=evolve(state.script, chips=state.script.chips[1:]))
     i, rs = R.below(state.rng, len(bag))
-    return i, attrs.evolve(state, rng=rs)
+    return i, evolve(state, rng=rs)

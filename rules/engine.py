@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-import attrs
 from attrs import frozen
 
 from . import battle as B
@@ -39,7 +38,7 @@ from .events import (Appraised, AuctionUsed, BidCardChosen, BidPlaced, BidRoundS
                      StartSeatChosen, TargetsDiscarded, TargetsRevealed, TargetUnsold,
                      TargetWon)
 from .state import (BID_ROUNDS, DRAFT_HAND_SIZE, BiddingState, Bid, Config, GameState, Phase,
-                    SeatState)
+                    SeatState, evolve)
 
 Events = list[Event]
 
@@ -63,10 +62,18 @@ class Decision:
 
 def copies_of(cards: CardSet, first_game: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The physical defense and attack cards of the decks (§4: first game = no star)."""
-    defense = tuple(f"{c.id}#{k}" for c in cards.defense if not (first_game and c.star)
-                    for k in range(1, c.copies + 1))
-    attack = tuple(c.id for c in cards.attack if not (first_game and c.star))
-    return defense, attack
+    got = _COPIES.get((cards, first_game))
+    if got is None:
+        defense = tuple(f"{c.id}#{k}" for c in cards.defense if not (first_game and c.star)
+                        for k in range(1, c.copies + 1))
+        attack = tuple(c.id for c in cards.attack if not (first_game and c.star))
+        if len(_COPIES) >= 64:
+            _COPIES.clear()
+        got = _COPIES[(cards, first_game)] = (defense, attack)
+    return got
+
+
+_COPIES: dict[tuple[CardSet, bool], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def new_game(config: Config = Config(), cards: Optional[CardSet] = None,
@@ -111,7 +118,7 @@ def new_game(config: Config = Config(), cards: Optional[CardSet] = None,
         events.append(TargetsRevealed(2, second))
     bidding = BiddingState(round=0, leader=start, turn=start, current=first, upcoming=second,
                            passed=(False,) * n)
-    state = attrs.evolve(state, bidding=bidding)
+    state = evolve(state, bidding=bidding)
     events.append(PhaseStarted(Phase.DRAFT))
     return state, events
 
@@ -133,7 +140,7 @@ def _draw(state: GameState, deck: str, count: int, events: Events
             discard = ()
         out.append(pile[0])
         pile = pile[1:]
-    state = attrs.evolve(state, rng=rs, **{f"{deck}_deck": pile, f"{deck}_discard": discard})
+    state = evolve(state, rng=rs, **{f"{deck}_deck": pile, f"{deck}_discard": discard})
     return tuple(out), state
 
 
@@ -141,10 +148,36 @@ def _draw(state: GameState, deck: str, count: int, events: Events
 
 def pending(state: GameState) -> Decision:
     """Who must decide what next (DESIGN.md "One pending decision")."""
+    return _memo(state)[1]
+
+
+# Memo of what is derived from one state object (issue 16): its pending decision and the
+# legal actions of each seat, kept for the few states most recently asked about — the
+# usual caller asks `legal_actions(state)` (or `observe`) and then `apply(state, ...)`.
+# Keyed by identity: an entry holds its state, so the id cannot be reused while it is
+# kept, and a state never changes, so what is derived from it stays true.
+_MEMO: dict[int, tuple[GameState, Decision, dict]] = {}
+_MEMO_SIZE = 32
+
+
+def _memo(state: GameState) -> tuple[GameState, Decision, dict]:
+    m = _MEMO.get(id(state))
+    if m is None or m[0] is not state:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        m = _MEMO[id(state)] = (state, _pending(state), {})
+        primed = B.PRIMED.pop(id(state), None)      # a list `apply` has worked out already
+        if primed is not None and primed[0] is state and primed[1] == m[1].kind \
+                and primed[2] in m[1].seats:
+            m[2][primed[2]] = tuple(primed[3])
+    return m
+
+
+def _pending(state: GameState) -> Decision:
     n = state.players
     if state.phase == Phase.DRAFT:
-        return Decision("draft_pick", tuple(i for i in range(n)
-                                            if state.seats[i].draft_choice is None))
+        return Decision("draft_pick", tuple([i for i in range(n)
+                                             if state.seats[i].draft_choice is None]))
     if state.phase == Phase.BIDDING:
         b = state.bidding
         assert b is not None
@@ -159,8 +192,9 @@ def pending(state: GameState) -> Decision:
         if b.step == "appraisal":
             return Decision("appraisal", _trait_seats(state, "appraisal"))
     if state.phase == Phase.BUILD:
-        return Decision("build", tuple(i for i in range(n) if not state.seats[i].confirmed),
-                        tuple(i for i in range(n) if state.seats[i].confirmed))
+        confirmed = [s.confirmed for s in state.seats]
+        return Decision("build", tuple([i for i in range(n) if not confirmed[i]]),
+                        tuple([i for i in range(n) if confirmed[i]]))
     if state.phase == Phase.REVEAL:
         assert state.reveal_seat is not None
         return Decision("reveal_fix", (state.reveal_seat,))
@@ -185,30 +219,71 @@ def _auction_seats(state: GameState) -> tuple[int, ...]:
 
 def legal_actions(state: GameState, seat: Optional[int] = None) -> list[Action]:
     """Exactly the actions `apply` accepts now (of one seat, if given)."""
-    decision = pending(state)
+    _, decision, per_seat = _memo(state)
     seats = decision.seats + decision.optional
     if seat is not None:
         seats = tuple(s for s in seats if s == seat)
     out: list[Action] = []
+    legal = _LEGAL[decision.kind]
     for s in seats:
-        out.extend(_LEGAL[decision.kind](state, s))
+        got = per_seat.get(s)           # `_seat_legal`, inlined: once per seat and action
+        if got is None:
+            got = per_seat[s] = tuple(legal(state, s))
+        out.extend(got)
     return out
 
 
+def _seat_legal(state: GameState, decision: Decision, per_seat: dict, s: int) -> tuple:
+    """The legal actions of seat `s` (one of the decision's seats), memoised per state."""
+    got = per_seat.get(s)
+    if got is None:
+        got = per_seat[s] = tuple(_LEGAL[decision.kind](state, s))
+    return got
+
+
 def _legal_draft(state: GameState, s: int) -> list[Action]:
-    return [Pick(s, c) for c in state.seats[s].hand]
+    made = _PICKS.get(s)
+    if made is None or len(made) >= 5_000:
+        made = _PICKS[s] = {}
+    out: list[Action] = []
+    for c in state.seats[s].hand:
+        a = made.get(c)                 # actions are values: one object serves every list
+        if a is None:
+            a = made[c] = Pick(s, c)
+        out.append(a)
+    return out
+
+
+_PICKS: dict[int, dict[str, Pick]] = {}
 
 
 def _bid_cards(state: GameState, s: int) -> tuple[str, ...]:
     """§5-3: bids use defense cards (the bid value is printed on defense cards only)."""
-    return tuple(c for c in state.seats[s].hand if not state.cards.card(c).is_attack)
+    card = state.cards.card
+    return tuple([c for c in state.seats[s].hand if not card(c).is_attack])
 
 
 def _legal_bid(state: GameState, s: int) -> list[Action]:
     b = state.bidding
-    out: list[Action] = [PlaceBid(s, t, c) for t in b.current for c in _bid_cards(state, s)]
+    cards = _bid_cards(state, s)
+    made = _BIDS.get(s)
+    if made is None or len(made) >= 500:
+        made = _BIDS[s] = {}
+    out: list[Action] = []
+    for t in b.current:
+        on = made.get(t)                # actions are values: one object serves every list
+        if on is None:
+            on = made[t] = {}
+        for c in cards:
+            a = on.get(c)
+            if a is None:
+                a = on[c] = PlaceBid(s, t, c)
+            out.append(a)
     out.append(Pass(s))
     return out
+
+
+_BIDS: dict[int, dict[str, dict[str, PlaceBid]]] = {}
 
 
 def _legal_auction(state: GameState, s: int) -> list[Action]:
@@ -224,26 +299,68 @@ def _legal_appraisal(state: GameState, s: int) -> list[Action]:
     return [Appraise(s, t) for t in _untouched(state)] + [Decline(s)]
 
 
-def _legal_build(state: GameState, s: int) -> list[Action]:
+def _legal_build(state: GameState, s: int) -> tuple[Action, ...]:
     seat = state.seats[s]
     if seat.confirmed:
         # §5-4 全員が最終ビルドの確定を宣言するまでは、自由に付け外しできます (R4)
-        return [Unconfirm(s)]
-    out: list[Action] = [ChooseRace(s, r) for r in seat.race_candidates if r != seat.race]
-    for c in seat.hand:
-        out.append(Assign(s, c, "equip"))
-        if not state.cards.card(c).is_attack:
-            out.append(Assign(s, c, "materialize"))
-    for c in seat.equipped + seat.materialized:
-        out.append(Assign(s, c, "unused"))
-    for c in seat.equipped:
-        if not state.cards.card(c).is_attack:
-            out.append(Assign(s, c, "materialize"))
-    for c in seat.materialized:
-        out.append(Assign(s, c, "equip"))
-    if seat.race is not None:
-        out.append(Confirm(s))
+        return (_UNCONFIRM[s] if s < len(_UNCONFIRM) else Unconfirm(s),)
+    # A build step changes one seat's build: the other seats keep their SeatState, and
+    # their lists are asked again unchanged — memoised by that object (an entry holds it,
+    # so its id is not reused while kept; a SeatState never changes) (issue 16).
+    got = _BUILD_MEMO.get(id(seat))
+    if got is not None and got[0] is seat and got[1] is state.cards and got[2] == s:
+        return got[3]
+    if len(_BUILD_MEMO) >= 256:
+        _BUILD_MEMO.clear()
+    out = tuple(_build_list(state.cards, s, seat))
+    _BUILD_MEMO[id(seat)] = (seat, state.cards, s, out)
     return out
+
+
+_BUILD_MEMO: dict[int, tuple[SeatState, CardSet, int, tuple[Action, ...]]] = {}
+
+
+def _build_list(cards: CardSet, s: int, seat: SeatState) -> list[Action]:
+    """ChooseRace, then per card of the hand Assign to equip (and to materialize, a
+    defense card), per equipped and materialized card Assign to unused, per equipped
+    defense card Assign to materialize, per materialized card Assign to equip; Confirm."""
+    made = _MADE.get((cards, s))
+    if made is None:
+        if len(_MADE) >= 64:
+            _MADE.clear()
+        made = _MADE[(cards, s)] = {}
+    try:
+        out: list[Action] = [made[("race", r)] for r in seat.race_candidates if r != seat.race]
+        for c in seat.hand:
+            out += made[c][0]
+        out += [made[c][1] for c in seat.equipped]
+        out += [made[c][1] for c in seat.materialized]
+        for c in seat.equipped:
+            out += made[c][2]
+        out += [made[c][3] for c in seat.materialized]
+    except KeyError:            # first time for a card or race: make its actions, again
+        for r in seat.race_candidates:
+            made.setdefault(("race", r), ChooseRace(s, r))
+        for c in seat.hand + seat.equipped + seat.materialized:
+            if c not in made:
+                equip, unused = Assign(s, c, "equip"), Assign(s, c, "unused")
+                if cards.card(c).is_attack:
+                    made[c] = ((equip,), unused, (), equip)
+                else:
+                    mat = Assign(s, c, "materialize")
+                    made[c] = ((equip, mat), unused, (mat,), equip)
+        return _build_list(cards, s, seat)
+    if seat.race is not None:
+        out.append(_CONFIRM[s] if s < len(_CONFIRM) else Confirm(s))
+    return out
+
+
+# Per card set and seat: the seat's build actions, made once (actions are values, so one
+# object serves every list): per race candidate its ChooseRace; per card (from the hand,
+# to unused, equipped to materialize, materialized to equip).
+_MADE: dict[tuple[CardSet, int], dict[str, object]] = {}
+_CONFIRM = tuple(Confirm(s) for s in range(5))
+_UNCONFIRM = tuple(Unconfirm(s) for s in range(5))
 
 
 def _legal_reveal(state: GameState, s: int) -> list[Action]:
@@ -278,11 +395,71 @@ def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
     bad = field_refusal(action)
     if bad is not None:     # before the legal list: 0.0 and False compare equal to 0
         raise bad.error()
-    if action not in legal_actions(state):
+    if not _is_legal(state, action):
         raise refusal(state, action).error()
     events: Events = []
     new = _APPLY[type(action)](state, action, events)
     return new, events
+
+
+def _is_legal(state: GameState, action: Action) -> bool:
+    """`action in legal_actions(state)`, decided without listing every seat's actions:
+    the action's seat must be one the decision lists, and the action one of that seat's
+    — checked directly for the big lists (draft, bid, build) and the two-way choices,
+    else found in the seat's list (memoised). `field_refusal` has passed: the fields have
+    their exact types, so == below is what list membership would compare."""
+    _, decision, per_seat = _memo(state)
+    s = action.seat
+    if s not in decision.seats and s not in decision.optional:
+        return False
+    check = _CHECK.get(decision.kind)
+    if check is not None:
+        return check(state, s, action)
+    listed = _seat_legal(state, decision, per_seat, s)
+    for a in listed:                # usually the very object listed: no __eq__ calls
+        if a is action:
+            return True
+    return action in listed
+
+
+def _check_draft(state: GameState, s: int, a: Action) -> bool:
+    return type(a) is Pick and a.card in state.seats[s].hand        # `_legal_draft`
+
+
+def _check_bid(state: GameState, s: int, a: Action) -> bool:
+    """`_legal_bid`: a defense card of the hand on a current target, or a pass."""
+    if type(a) is Pass:
+        return True
+    return type(a) is PlaceBid and a.target in state.bidding.current \
+        and a.card in state.seats[s].hand and not state.cards.card(a.card).is_attack
+
+
+def _check_build(state: GameState, s: int, a: Action) -> bool:
+    """`_legal_build`, case by case."""
+    seat = state.seats[s]
+    kind = type(a)
+    if seat.confirmed:
+        return kind is Unconfirm
+    if kind is Assign:
+        c, to = a.card, a.to
+        if to == "equip":
+            return c in seat.hand or c in seat.materialized
+        if to == "materialize":
+            return (c in seat.hand or c in seat.equipped) and not state.cards.card(c).is_attack
+        return c in seat.equipped or c in seat.materialized          # "unused"
+    if kind is ChooseRace:
+        return a.race in seat.race_candidates and a.race != seat.race
+    if kind is Confirm:
+        return seat.race is not None
+    return False
+
+
+_CHECK = {
+    "draft_pick": _check_draft, "bid": _check_bid, "build": _check_build,
+    "draw": lambda st, s, a: type(a) is Draw or type(a) is Stop,          # B.legal_draw
+    "unluck": lambda st, s, a: type(a) is UseUnluck or type(a) is Decline,  # B.legal_unluck
+    "over": lambda st, s, a: False,
+}
 
 
 def explain_illegal(state: GameState, action: object) -> tuple[str, str]:
@@ -399,15 +576,11 @@ def _apply_pick(state: GameState, a: Pick, events: Events) -> GameState:
     if any(s.draft_choice is None for s in state.seats):
         return state
     n = state.players
-    left = []
-    for i, s in enumerate(state.seats):
-        hand = list(s.hand)
-        hand.remove(s.draft_choice)
-        left.append(tuple(hand))
-        state = state.with_seat(i, picks=s.picks + (s.draft_choice,), draft_choice=None)
+    left = [_without(s.hand, s.draft_choice) for s in state.seats]
     # Hands pass clockwise: seat i receives the hand of seat i-1.
-    for i in range(n):
-        state = state.with_seat(i, hand=left[(i - 1) % n])
+    state = evolve(state, seats=tuple(
+        evolve(s, picks=s.picks + (s.draft_choice,), draft_choice=None, hand=left[(i - 1) % n])
+        for i, s in enumerate(state.seats)))
     remaining = len(state.seats[0].hand)
     events.append(HandsPassed(remaining))
     if remaining == 1:
@@ -419,7 +592,7 @@ def _apply_pick(state: GameState, a: Pick, events: Events) -> GameState:
         for i, s in enumerate(state.seats):
             state = state.with_seat(i, hand=s.picks, picks=())
         events.append(DraftEnded())
-        state = attrs.evolve(state, phase=Phase.BIDDING)
+        state = evolve(state, phase=Phase.BIDDING)
         events.append(PhaseStarted(Phase.BIDDING))
         b = state.bidding
         events.append(BidRoundStarted(1, b.leader, b.current, b.upcoming))
@@ -434,7 +607,7 @@ def _next_turn(state: GameState) -> GameState:
     for k in range(1, n + 1):
         s = (b.turn + k) % n
         if not b.passed[s]:
-            return attrs.evolve(state, bidding=attrs.evolve(b, turn=s))
+            return evolve(state, bidding=evolve(b, turn=s))
     return state
 
 
@@ -442,26 +615,26 @@ def _apply_bid(state: GameState, a: PlaceBid, events: Events) -> GameState:
     """§5-3 入札ラウンド: one face-down card on one target; at most 2 bids a round, the
     2nd bid passes automatically; both may go on one target."""
     b = state.bidding
-    hand = list(state.seats[a.seat].hand)
-    hand.remove(a.card)
-    state = state.with_seat(a.seat, hand=tuple(hand))
+    seats = list(state.seats)
+    seats[a.seat] = evolve(seats[a.seat], hand=_without(seats[a.seat].hand, a.card))
     value = state.cards.card(a.card).bid
     bids = b.bids + (Bid(a.seat, a.target, a.card, value),)
-    b = attrs.evolve(b, bids=bids)
     events.append(BidPlaced(a.seat, a.target))
     events.append(BidCardChosen(a.seat, a.target, a.card))
     if sum(1 for x in bids if x.seat == a.seat) >= 2:
-        b = attrs.evolve(b, passed=_set(b.passed, a.seat, True))
+        b = evolve(b, bids=bids, passed=_set(b.passed, a.seat, True))
         events.append(Passed(a.seat, auto=True))
-    return _after_bid_turn(attrs.evolve(state, bidding=b), events)
+    else:
+        b = evolve(b, bids=bids)
+    return _after_bid_turn(evolve(state, seats=tuple(seats), bidding=b), events)
 
 
 def _apply_pass(state: GameState, a: Pass, events: Events) -> GameState:
     """§5-3: a pass is final for this bid round."""
     b = state.bidding
     events.append(Passed(a.seat))
-    b = attrs.evolve(b, passed=_set(b.passed, a.seat, True))
-    return _after_bid_turn(attrs.evolve(state, bidding=b), events)
+    b = evolve(b, passed=_set(b.passed, a.seat, True))
+    return _after_bid_turn(evolve(state, bidding=b), events)
 
 
 def _after_bid_turn(state: GameState, events: Events) -> GameState:
@@ -471,7 +644,7 @@ def _after_bid_turn(state: GameState, events: Events) -> GameState:
     # §5-3 入札結果: all passed — every bid card is revealed together.
     events.append(BidsRevealed(b.round + 1, tuple(RevealedBid(x.seat, x.target, x.card, x.value)
                                                   for x in b.bids)))
-    state = attrs.evolve(state, bidding=attrs.evolve(b, step="auction"))
+    state = evolve(state, bidding=evolve(b, step="auction"))
     if _auction_seats(state):
         return state
     return _resolve(state, events)
@@ -481,12 +654,12 @@ def _apply_auction(state: GameState, a: UseAuction, events: Events) -> GameState
     """§5-3 金鷹《競売》: once per game, before resolution, +1 (5 → 6) to one of the owner's
     bids that ties another player's bid on the same target."""
     b = state.bidding
-    bids = tuple(attrs.evolve(x, value=x.value + 1) if (x.seat == a.seat and x.card == a.card)
+    bids = tuple(evolve(x, value=x.value + 1) if (x.seat == a.seat and x.card == a.card)
                  else x for x in b.bids)
     boosted = next(x for x in bids if x.card == a.card)
     events.append(AuctionUsed(a.seat, boosted.target, a.card, boosted.value))
     state = state.with_seat(a.seat, auction_used=True)
-    state = attrs.evolve(state, bidding=attrs.evolve(b, bids=bids))
+    state = evolve(state, bidding=evolve(b, bids=bids))
     return _resolve(state, events)
 
 
@@ -517,7 +690,7 @@ def _next_payment(state: GameState) -> Optional[TargetResult]:
 
 def _apply_pay(state: GameState, a: Pay, events: Events) -> GameState:
     b = state.bidding
-    state = attrs.evolve(state, bidding=attrs.evolve(b, payments=b.payments + ((a.target, a.card),)))
+    state = evolve(state, bidding=evolve(b, payments=b.payments + ((a.target, a.card),)))
     return _resolve(state, events)
 
 
@@ -527,7 +700,7 @@ def _resolve(state: GameState, events: Events) -> GameState:
     every other bid card returns to its owner's hand."""
     b = state.bidding
     if _next_payment(state) is not None:
-        return attrs.evolve(state, bidding=attrs.evolve(b, step="payment"))
+        return evolve(state, bidding=evolve(b, step="payment"))
     chosen = dict(b.payments)
     paid: set[str] = set()
     won: set[str] = set()
@@ -543,7 +716,7 @@ def _resolve(state: GameState, events: Events) -> GameState:
         won.add(res.target)
         s = state.seats[res.winner]
         state = state.with_seat(res.winner, hand=s.hand + (res.target,))
-        state = attrs.evolve(state, defense_discard=state.defense_discard + (card,))
+        state = evolve(state, defense_discard=state.defense_discard + (card,))
         events.append(TargetWon(res.winner, res.target, res.value, card))
     for i in range(state.players):
         back = tuple(x.card for x in b.bids if x.seat == i and x.card not in paid)
@@ -552,8 +725,8 @@ def _resolve(state: GameState, events: Events) -> GameState:
             events.append(CardsReturned(i, back))
     current = tuple(t for t in b.current if t not in won)
     tied = tuple(t for t in current if t not in untouched)
-    b = attrs.evolve(b, bids=(), payments=(), current=current, tied=tied, step="appraisal")
-    state = attrs.evolve(state, bidding=b)
+    b = evolve(b, bids=(), payments=(), current=current, tied=tied, step="appraisal")
+    state = evolve(state, bidding=b)
     _, rounds = BID_ROUNDS[state.players]
     if b.round == rounds - 1 and untouched and _trait_seats(state, "appraisal"):
         return state
@@ -572,7 +745,7 @@ def _apply_appraise(state: GameState, a: Appraise, events: Events) -> GameState:
     s = state.seats[a.seat]
     state = state.with_seat(a.seat, hand=s.hand + (a.target,))
     events.append(Appraised(a.seat, a.target))
-    state = attrs.evolve(state, bidding=attrs.evolve(b, current=tuple(
+    state = evolve(state, bidding=evolve(b, current=tuple(
         t for t in b.current if t != a.target)))
     return _end_round(state, events)
 
@@ -583,11 +756,11 @@ def _end_round(state: GameState, events: Events) -> GameState:
     b = state.bidding
     if b.current:
         events.append(TargetsDiscarded(b.current))
-        state = attrs.evolve(state, attack_discard=state.attack_discard + b.current)
+        state = evolve(state, attack_discard=state.attack_discard + b.current)
     per_round, rounds = BID_ROUNDS[state.players]
     r = b.round + 1
     if r >= rounds:
-        state = attrs.evolve(state, bidding=None, phase=Phase.BUILD)
+        state = evolve(state, bidding=None, phase=Phase.BUILD)
         events.append(PhaseStarted(Phase.BUILD))
         events.append(BuildStarted())
         return state
@@ -599,7 +772,7 @@ def _end_round(state: GameState, events: Events) -> GameState:
     nb = BiddingState(round=r, leader=leader, turn=leader, current=b.upcoming, upcoming=upcoming,
                       passed=(False,) * state.players)
     events.append(BidRoundStarted(r + 1, leader, nb.current, upcoming))
-    return attrs.evolve(state, bidding=nb)
+    return evolve(state, bidding=nb)
 
 
 def _set(t: tuple, i: int, v: object) -> tuple:
@@ -617,14 +790,25 @@ def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
     """§5-4: move a card between unused (the hand), equipped and materialized. Nothing is
     public until every seat has confirmed."""
     s = state.seats[a.seat]
-    zones = {"unused": list(s.hand), "equip": list(s.equipped), "materialize": list(s.materialized)}
-    for z in zones.values():
-        if a.card in z:
-            z.remove(a.card)
-    zones[a.to].append(a.card)
-    events.append(CardAssigned(a.seat, a.card, a.to))
-    return state.with_seat(a.seat, hand=tuple(zones["unused"]), equipped=tuple(zones["equip"]),
-                           materialized=tuple(zones["materialize"]))
+    c = a.card
+    hand, equipped, materialized = (_without(s.hand, c), _without(s.equipped, c),
+                                    _without(s.materialized, c))
+    if a.to == "unused":
+        hand += (c,)
+    elif a.to == "equip":
+        equipped += (c,)
+    else:
+        materialized += (c,)
+    events.append(CardAssigned(a.seat, c, a.to))
+    return state.with_seat(a.seat, hand=hand, equipped=equipped, materialized=materialized)
+
+
+def _without(t: tuple, c: str) -> tuple:
+    """`t` less the first `c` in it (all of `t` when there is none)."""
+    if c not in t:
+        return t
+    i = t.index(c)
+    return t[:i] + t[i + 1:]
 
 
 def _apply_confirm(state: GameState, a: Confirm, events: Events) -> GameState:
@@ -635,7 +819,7 @@ def _apply_confirm(state: GameState, a: Confirm, events: Events) -> GameState:
     events.append(BuildConfirmed(a.seat))
     if not all(s.confirmed for s in state.seats):
         return state
-    state = attrs.evolve(state, phase=Phase.REVEAL)
+    state = evolve(state, phase=Phase.REVEAL)
     events.append(PhaseStarted(Phase.REVEAL))
     return _reveal_from(state, state.start_seat, 0, events)
 
@@ -675,12 +859,12 @@ def _reveal_from(state: GameState, seat: int, done: int, events: Events) -> Game
                                         tuple(x.code for x in v)))
             state = state.with_seat(seat, revealed=True, materialized=(),
                                     material=available_of(state, seat))
-            state = attrs.evolve(state, defense_discard=state.defense_discard + s.materialized)
+            state = evolve(state, defense_discard=state.defense_discard + s.materialized)
         if _seat_violations(state, seat):
-            return attrs.evolve(state, reveal_seat=seat)
+            return evolve(state, reveal_seat=seat)
         seat = (seat + 1) % n
         done += 1
-    return _decide_order(attrs.evolve(state, reveal_seat=None), events)
+    return _decide_order(evolve(state, reveal_seat=None), events)
 
 
 def _apply_remove(state: GameState, a: Remove | Swap, events: Events) -> GameState:
@@ -697,7 +881,7 @@ def _apply_remove(state: GameState, a: Remove | Swap, events: Events) -> GameSta
     else:
         state = state.with_seat(a.seat, equipped=equipped)
         pile = "attack_discard" if state.cards.card(a.card).is_attack else "defense_discard"
-        state = attrs.evolve(state, **{pile: getattr(state, pile) + (a.card,)})
+        state = evolve(state, **{pile: getattr(state, pile) + (a.card,)})
     events.append(CardRemoved(a.seat, a.card, replacement))
     if _seat_violations(state, a.seat):
         return state
@@ -716,7 +900,7 @@ def _decide_order(state: GameState, events: Events) -> GameState:
         ranked, state = _settle_ties(state, group, events)
         order.extend(ranked)
     events.append(OrderDecided(tuple(order)))
-    state = attrs.evolve(state, order=tuple(order), phase=Phase.BATTLE)
+    state = evolve(state, order=tuple(order), phase=Phase.BATTLE)
     events.append(PhaseStarted(Phase.BATTLE))
     return B.start_battle(state, events)
 

@@ -78,6 +78,9 @@ class Observation:
     legal: tuple                       # this seat's legal actions
 
 
+_VIEWS: dict[int, tuple[object, tuple, SeatView]] = {}
+
+
 def observe(state: GameState, seat: int) -> Observation:
     b = state.bidding
     bidding_now = state.phase == Phase.BIDDING and b is not None
@@ -85,17 +88,28 @@ def observe(state: GameState, seat: int) -> Observation:
     views = []
     for i, s in enumerate(state.seats):
         face_down = tuple(x.target for x in b.bids if x.seat == i) if bidding_now else ()
+        passed = bool(bidding_now and b.passed[i])
+        # A seat's view depends on its SeatState and these two facts alone: memoised by
+        # that object (kept in the entry, so its id is not reused; it never changes) —
+        # the seats an action leaves alone keep their SeatState (issue 16).
+        got = _VIEWS.get(id(s))
+        if got is not None and got[0] is s and got[1] == (i, face_down, passed):
+            views.append(got[2])
+            continue
+        if len(_VIEWS) >= 256:
+            _VIEWS.clear()
         show = s.revealed
         views.append(SeatView(
             seat=i, guild=s.guild, race_candidates=s.race_candidates,
             hand_size=len(s.hand), picks_made=len(s.picks) + (s.draft_choice is not None),
-            face_down_bids=face_down, passed=bool(bidding_now and b.passed[i]),
+            face_down_bids=face_down, passed=passed,
             confirmed=s.confirmed, auction_used=s.auction_used,
             race=s.race if show else None, equipped=s.equipped if show else (),
             trait_used=s.trait_used,
             material=s.material if show else 0, hp=s.hp, mana=s.mana, vp=s.vp,
             unluck=s.unluck, area=s.area, entered=s.entered, knocked_out=s.knocked_out,
             low=s.low, active=s.active))
+        _VIEWS[id(s)] = (s, (i, face_down, passed), views[-1])
     me = state.seats[seat]
     return Observation(
         seat=seat, config=state.config, phase=state.phase, start_seat=state.start_seat,

@@ -45,6 +45,16 @@ def shuffle(state: int, items: Sequence[T]) -> tuple[tuple[T, ...], int]:
     """Fisher–Yates shuffle; returns a new tuple."""
     out = list(items)
     for i in range(len(out) - 1, 0, -1):
-        j, state = below(state, i + 1)
+        # j, state = below(state, i + 1), written out (issue 16: ~200 draws a new game)
+        n = i + 1
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            state = (state + 0x9E3779B97F4A7C15) & _MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            x = z ^ (z >> 31)
+            if x < limit:
+                break
+        j = x % n
         out[i], out[j] = out[j], out[i]
     return tuple(out), state

@@ -194,5 +194,45 @@ class GameState:
 
     def with_seat(self, i: int, **changes) -> "GameState":
         seats = list(self.seats)
-        seats[i] = attrs.evolve(seats[i], **changes)
-        return attrs.evolve(self, seats=tuple(seats))
+        seats[i] = (_REPLACE.get(SeatState) or _replacer(SeatState))(seats[i], **changes)
+        return (_REPLACE.get(GameState) or _replacer(GameState))(self, seats=tuple(seats))
+
+
+# --------------------------------------------------------------------- fast evolve (issue 16)
+
+def evolve(inst, **changes):
+    """`attrs.evolve(inst, **changes)` — a copy with some fields changed, made by the
+    class's own `__init__` (so its checks run as they do with attrs.evolve) — but for the
+    classes of this module by a function written for the class, several times faster
+    than attrs.evolve's walk over the fields. Other values go to attrs.evolve."""
+    replace = _REPLACE.get(type(inst)) or _replacer(type(inst))
+    return replace(inst, **changes)
+
+
+_REPLACE: dict[type, object] = {}
+_UNSET = object()
+
+
+def _replacer(cls: type):
+    """The replace function of `cls`, written on first use (nothing is done at import)."""
+    if cls not in _FAST:
+        return lambda inst, **changes: attrs.evolve(inst, **changes)
+    replace = _REPLACE[cls] = _make_replace(cls)
+    return replace
+
+
+def _make_replace(cls: type):
+    """def replace(inst, *, a=UNSET, b=UNSET): return cls(inst.a if a is UNSET else a, ...)
+    (keyword arguments, each field by its `__init__` name; passed on in field order)."""
+    fields = [f for f in attrs.fields(cls) if f.init]
+    if any(f.alias != f.name or f.kw_only for f in fields) or len(fields) != len(attrs.fields(cls)):
+        return lambda inst, **changes: attrs.evolve(inst, **changes)
+    names = [f.name for f in fields]
+    src = (f"def replace(inst, *, {', '.join(f'{n}=_UNSET' for n in names)}):\n"
+           f"    return cls({', '.join(f'inst.{n} if {n} is _UNSET else {n}' for n in names)})\n")
+    namespace = {"_UNSET": _UNSET, "cls": cls}
+    exec(src, namespace)                      # noqa: S102 - code made from field names only
+    return namespace["replace"]
+
+
+_FAST = (SeatState, Active, Bid, BiddingState, Attack, Turn, BattleState, Script, GameState)
