@@ -336,6 +336,14 @@ class TacticalApp(App):
         from .screens import GameScreen
         return scr if isinstance(scr, GameScreen) else None
 
+    def _viewer_screen(self):
+        """The phase screen of the viewer's seat in the stack (beneath any dialog)."""
+        from .screens import GameScreen
+        for scr in reversed(self.screen_stack):
+            if isinstance(scr, GameScreen):
+                return scr if scr.seat == self.viewer and scr.seat in self.feeds else None
+        return None
+
     def _modal_open(self) -> bool:
         from textual.screen import ModalScreen
         return isinstance(self.screen, (ModalScreen, HandOverScreen))
@@ -378,8 +386,14 @@ class TacticalApp(App):
         refreshed from its latest update, a dialog for a decision asked as one, the
         recap of what happened to the seat."""
         self._sync_queued = False
-        if self.live is None or self.leaving or not self.is_running or not self.screen_stack \
-                or self._modal_open():
+        if self.live is None or self.leaving or not self.is_running or not self.screen_stack:
+            return
+        if self._modal_open():
+            # a dialog is up (a reveal, card details, a choice): the board beneath it
+            # still follows the table; screens change once the dialog is closed
+            scr = self._viewer_screen()
+            if scr is not None:
+                scr.show(self.feeds[scr.seat].latest)
             return
         if self._results_ready:
             entries, self._results, self._results_ready = self._results, [], False

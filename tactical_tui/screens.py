@@ -133,11 +133,13 @@ class GameScreen(BaseScreen):
         if not turn.seats:
             return self.tr("doing." + turn.kind) if ("doing." + turn.kind) in TUI else "—"
         what = self.tr("doing." + turn.kind) if ("doing." + turn.kind) in TUI else turn.kind
-        if all(s in turn.ai for s in turn.seats):
-            who = ", ".join(t("seat", self.lang, n=s + 1) for s in turn.seats)
-            return self.tr("status.waiting_ai", who=who, what=what)
-        who = ", ".join(self.seat_name(s) for s in turn.seats)
-        return self.tr("status.waiting_for", who=who, what=what)
+        ai = all(s in turn.ai for s in turn.seats)
+        if len(turn.seats) > 2:            # the draft, the build: "3 seats", to fit 80 cells
+            who = self.tr("status.seats", n=len(turn.seats))
+        else:
+            who = ", ".join(t("seat", self.lang, n=s + 1) if ai else self.seat_name(s)
+                            for s in turn.seats)
+        return self.tr("status.waiting_ai" if ai else "status.waiting_for", who=who, what=what)
 
     def highlighted_card(self):
         return None
