@@ -306,3 +306,19 @@ def test_an_ai_decision_thought_while_the_game_was_undone_is_dropped(monkeypatch
         await asyncio.sleep(0.01)
         assert live._task.done()                      # the AI task has stopped
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "Since your last decision: Seat 2 hit you for 3 (HP 3); Seat 2 +2 VP (2 in all); "
+           "Seat 3 hit you for 4 (HP 0); knocked out by Seat 3; re-entered at area 5"),
+    ("ja", "前回の判断から: 席2から3ダメージ（体力3）、席2が勝利点+2（計2）、席3から4ダメージ（体力0）、"
+           "席3にノックアウトされた、エリア5に再入場")])
+def test_the_recap_says_what_happened_to_the_seat_since_its_last_decision(lang, expected):
+    from rules import events as E
+    from tactical_tui.views import recap_text
+    events = [E.DamageDealt(1, 0, 3, 3), E.DamageDealt(1, 2, 1, 5),      # not ours
+              E.VictoryPointsGained(1, 0, 2, "low", 2), E.DamageDealt(2, 0, 4, 0),
+              E.KnockedOut(0, 2), E.VictoryPointsGained(0, 3, 1, "low", 1),  # our own VP
+              E.Entered(0, 5, reenter=True), E.Moved(2, 1, 2)]
+    assert recap_text(events, 0, lang) == expected
+    assert recap_text([E.Moved(2, 1, 2), E.Entered(0, 3)], 0, lang) is None
