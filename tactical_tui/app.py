@@ -361,7 +361,7 @@ class TacticalApp(App):
             try:
                 self.call_later(self._sync)
             except RuntimeError:             # the app is gone
-                pass
+                self._sync_queued = False
 
     def _collect(self, update) -> None:
         """A bid or build reveal, from its first event to the end of its resolution: the
@@ -392,8 +392,9 @@ class TacticalApp(App):
             # a dialog is up (a reveal, card details, a choice): the board beneath it
             # still follows the table; screens change once the dialog is closed
             scr = self._viewer_screen()
-            if scr is not None:
-                scr.show(self.feeds[scr.seat].latest)
+            update = self.feeds[scr.seat].latest if scr is not None else None
+            if update is not None and update.observation.phase == scr.phase:
+                scr.show(update)
             return
         if self._results_ready:
             entries, self._results, self._results_ready = self._results, [], False
@@ -468,10 +469,6 @@ class TacticalApp(App):
             self.call_later(self._sync)
         self.push_screen(localized(ChoiceScreen, self.lang)(t("choice." + kind, self.lang), labels,
                                                              cancel=False), chosen)
-
-    def advance(self) -> None:
-        """Bring the screen up to date with the table (after a dialog closed)."""
-        self._sync()
 
     def submit(self, action) -> None:
         """The viewer's action, sent to the table; a refusal is said in the viewer's

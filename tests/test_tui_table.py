@@ -35,8 +35,12 @@ async def _until(app, pilot, done, limit: int = 20000) -> None:
     raise AssertionError("never reached")
 
 
-def _board(screen) -> str:
-    return "\n".join(str(screen.query_one(w).render()) for w in ("#seats", "#field", "#topbar"))
+async def _wait(pilot, done, rounds: int = 100) -> None:
+    """Until `done()` (a key's effect), at most `rounds` short pauses."""
+    for _ in range(rounds):
+        if done():
+            return
+        await pilot.pause(0.01)
 
 
 @pytest.mark.parametrize("lang, waiting", [("en", "Waiting for Seat "), ("ja", "を待っています")])
@@ -199,10 +203,7 @@ def test_undo_is_refused_after_a_chip_draw_and_says_why(lang, words):
             row = next(i for i, a in enumerate(actions) if isinstance(a, A.Draw))
             n = len(app.table.history)
             await pilot.press("home", *["down"] * row, "enter")
-            for _ in range(100):
-                await pilot.pause(0.01)
-                if len(app.table.history) > n:
-                    break
+            await _wait(pilot, lambda: len(app.table.history) > n)
             assert isinstance(app.table.history[n], A.Draw)
             state = app.table.state
             await pilot.press("z")
@@ -224,10 +225,7 @@ def test_undo_takes_a_misclick_back(lang, words):
             await _until(app, pilot, lambda: isinstance(app.screen, BuildScreen) and human_turn(app)
                          and app.table.state.seats[0].race is None)
             await pilot.press("r")
-            for _ in range(100):
-                await pilot.pause(0.01)
-                if app.table.state.seats[0].race is not None:
-                    break
+            await _wait(pilot, lambda: app.table.state.seats[0].race is not None)
             assert app.table.state.seats[0].race is not None
             await pilot.press("z")
             await pilot.pause(0.1)
