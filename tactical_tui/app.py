@@ -299,7 +299,7 @@ class TacticalApp(App):
         from .views import SeatFeed
         if self.live is not None and self.live.game is not game:
             self.live.close()
-        self.live = live = LiveTable(game, self.ai_delay)
+        self.live = live = LiveTable(game, self.ai_delay, on_error=self._ai_failed)
         humans = game.humans
         self.viewer = humans[0] if humans else 0
         self.feeds = {}
@@ -347,6 +347,13 @@ class TacticalApp(App):
     def _modal_open(self) -> bool:
         from textual.screen import ModalScreen
         return isinstance(self.screen, (ModalScreen, HandOverScreen))
+
+    def _ai_failed(self, exc: BaseException) -> None:
+        """An AI seat raised (a bug): the app ends with its traceback, as for any other
+        error in a handler (the game is saved up to the last action)."""
+        def fail() -> None:
+            raise exc
+        self.call_later(fail)
 
     def _on_update(self, live: LiveTable, seat: int, update) -> None:
         """An update from the table for one seat's view (on the event loop)."""

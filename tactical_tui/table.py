@@ -460,10 +460,12 @@ class LiveTable:
 
     AI_PAUSE_PHASES = ("bidding", "battle")   # the AI pause follows an AI action here
 
-    def __init__(self, game: GameTable, ai_delay: float = 0.6, executor=None) -> None:
+    def __init__(self, game: GameTable, ai_delay: float = 0.6, executor=None,
+                 on_error: Optional[Callable[[BaseException], None]] = None) -> None:
         self.game = game
         self.ai_delay = ai_delay
         self.executor = executor
+        self.on_error = on_error           # an AI seat failed (a bug): told, not swallowed
         self.subscribers: list[Subscription] = []
         self.thinking: Optional[int] = None
         self.closed = False
@@ -642,3 +644,8 @@ class LiveTable:
                     await asyncio.sleep(self.ai_delay)
         except asyncio.CancelledError:
             pass
+        except Exception as exc:  # noqa: BLE001 - a failing AI stops the table: say so
+            self.thinking = None
+            if self.on_error is None:
+                raise
+            self.on_error(exc)
