@@ -544,7 +544,8 @@ class LiveTable:
             return Refused("table_closed")
         if not isinstance(action, Action):
             return Refused("not_an_action", {"type": type(action).__name__})
-        if seat is None or getattr(action, "seat", None) != seat:
+        if not isinstance(seat, int) or not 0 <= seat < len(self.game.seats) \
+                or getattr(action, "seat", None) != seat:
             return Refused("wrong_seat", {"seat": getattr(action, "seat", None), "yours": seat})
         if self.game.over:
             return Refused("game_over")

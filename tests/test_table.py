@@ -171,7 +171,8 @@ def _table(seed: int = 4, seats=SEATS) -> LiveTable:
     return LiveTable(GameTable(Config(players=len(seats), first_game=True), seats, seed), 0.0)
 
 
-@pytest.mark.parametrize("why", ["wrong_seat", "illegal", "wrong_type", "ai_seat", "not_legal"])
+@pytest.mark.parametrize("why", ["wrong_seat", "illegal", "wrong_type", "ai_seat", "not_legal",
+                                 "no_seat"])
 def test_a_refused_action_leaves_the_table_unchanged_and_says_why(why):
     async def run():
         live = _table()
@@ -185,6 +186,7 @@ def test_a_refused_action_leaves_the_table_unchanged_and_says_why(why):
             "wrong_type": ("Pick", 0, "not_an_action"),
             "ai_seat": (A.Pick(1, other), 1, "wrong_seat"),
             "not_legal": (A.Pick(0, other), 0, "bad_card"),
+            "no_seat": (A.Pick(7, other), 7, "wrong_seat"),
         }[why]
         result = live.submit(seat, action)
         assert isinstance(result, Refused) and result.code == code, result
