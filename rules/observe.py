@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+import attrs
 from attrs import frozen
 
 from .engine import Decision, legal_actions, pending
@@ -124,3 +125,11 @@ def observe(state: GameState, seat: int) -> Observation:
         defense_discard=state.defense_discard, attack_discard=state.attack_discard,
         order=state.order, battle=state.battle, winners=state.winners,
         end_reason=state.end_reason, pending=pending(state), legal=tuple(legal_actions(state, seat)))
+
+
+def observe_public(state: GameState) -> Observation:
+    """What a spectator may know: every seat's public facts (`SeatView`), the targets,
+    discards and the battle — no seat's hand, picks or unrevealed build, no legal
+    actions. `seat` is None."""
+    return attrs.evolve(observe(state, 0), seat=None, hand=(), picks=(), draft_choice=None,
+                        race=None, equipped=(), materialized=(), legal=())

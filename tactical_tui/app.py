@@ -1,32 +1,39 @@
-"""The Textual app: title, setup, the phase screens, AI seats in a worker, hotseat."""
+"""The Textual app: a host of views. Title, setup and Continue (tactical_tui.menus); a
+game runs in a table (tactical_tui.table.LiveTable: AI seats, autosave, undo); each human
+seat has a view — the phase screen of its latest update — and hotseat is several seat
+views on one terminal, the one whose seat must decide shown after a hand-over screen.
+No game logic, AI scheduling or save handling here."""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from textual.app import App
-from textual.widgets import RichLog
-
-from rules import Config, IllegalAction
-from rules import events as E
-from rules.cards import CardDataError, CardSet, default_cards
 
 from .i18n import t
 from .safe import as_text, lines_text, plain
 from .seeds import new_seed
-from .screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen,
-                      SetupScreen, TitleScreen)
-from .table import GameTable, LogEntry, SeatSetup
-from .text import Describer, default_lang, refusal_text
+from .menus import SetupScreen, TitleScreen
 from .widgets import (ChoiceScreen, ConfirmScreen, HandOverScreen, LogScreen, TextScreen,
                       card_details, localized)
 from .help import help_text
 
-PHASE_SCREENS = {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
-                 "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
-# Events after which the app stops to show what happened (the resolution walk-through).
-RESULT_EVENTS = (E.BidsRevealed, E.BuildRevealed)
+if TYPE_CHECKING:
+    from rules.cards import CardSet
+    from .table import GameTable, LiveTable, LogEntry
+
+
+def phase_screens() -> dict:
+    from .screens import BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen
+    return {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
+            "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
+
+
+def result_events() -> tuple:
+    """Events after which a view shows what happened (the resolution walk-through)."""
+    from rules import events as E
+    return (E.BidsRevealed, E.BuildRevealed)
 
 
 class TacticalApp(App):
@@ -42,19 +49,33 @@ class TacticalApp(App):
         self._resume = resume            # a save file to open at start ("" = the last game)
         self._seats = seats              # quick start with these seats (human / AI levels)
         self.autosave = autosave
+        from rules.cards import default_cards
+        from .text import default_lang
         self.lang = lang or default_lang()
         self.cards = cards or default_cards()
         self.ai_delay = ai_delay
-        self.table: Optional[GameTable] = None
-        self.viewer = 0
-        self.busy = False
+        self.live: Optional[LiveTable] = None   # the game being played
+        self.feeds: dict = {}                  # seat -> views.SeatFeed (each human seat)
+        self.viewer = 0                        # the seat whose view is on screen
         self._phase: Optional[str] = None
         self._quick = quick
         self._seed = seed
         self._results: list[LogEntry] = []   # a bid or build reveal being collected
         self._collecting = False
         self._results_ready = False
-        self._waiting_modal = False
+        self._prompted = None                # (seat, asked_at) of the dialog last asked
+        self._sync_queued = False
+
+    @property
+    def table(self) -> Optional[GameTable]:
+        """The game's record (state, history, log) — for the menus and tests; views read
+        their updates, not this."""
+        return self.live.game if self.live is not None else None
+
+    @property
+    def busy(self) -> bool:
+        """An AI seat is thinking."""
+        return self.live is not None and self.live.thinking is not None
 
     def notify(self, message: str, *, title: str = "", severity="information",
                timeout: Optional[float] = None, markup: bool = False) -> None:
@@ -65,8 +86,7 @@ class TacticalApp(App):
                        timeout=timeout, markup=False)
 
     def on_unmount(self) -> None:
-        if self.table is not None:
-            self.table.close()           # the save's lock: other windows may open it
+        self.leave_game()                # the AI task stops; the save's lock is released
 
     # ------------------------------------------------------------------ start-up
     def on_mount(self) -> None:
@@ -118,9 +138,9 @@ class TacticalApp(App):
 
     def _signal_exit(self) -> None:
         self.leaving = True
-        if self.table is not None:
-            self.table.autosave()
-            self.table.close()
+        if self.live is not None:
+            self.live.game.autosave()
+            self.live.close()
         # When the terminal is gone, Textual's shutdown can wait for ever: its output
         # thread dies on the first write to the hung-up terminal (EIO), and the next
         # write — restoring the terminal modes — waits on the full queue of that dead
@@ -139,6 +159,7 @@ class TacticalApp(App):
         window has open is refused with a message (its lock, saves.GameLock)."""
         from pathlib import Path
         from .saves import GameLock, SaveError, SaveLocked, list_games, read
+        from .table import GameTable
         if path:
             file = Path(path)
         else:
@@ -236,6 +257,9 @@ class TacticalApp(App):
 
     def start_game(self, players: int, seats: tuple[str, ...], first_game: bool,
                    seed: Optional[int], delay: float) -> None:
+        from rules import Config
+        from rules.cards import CardDataError
+        from .table import GameTable, SeatSetup
         seed = seed if seed is not None else new_seed()
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
@@ -261,20 +285,32 @@ class TacticalApp(App):
         self._begin(table)
 
     def leave_game(self) -> None:
-        """The current game is left (its save stays): other windows may open it."""
-        if self.table is not None:
-            self.table.close()
-        self.table = None
+        """The current game is left (its save stays): its AI task stops, other windows
+        may open it."""
+        if self.live is not None:
+            self.live.close()
+        self.live = None
+        self.feeds = {}
 
-    def _begin(self, table: GameTable) -> None:
-        if self.table is not None and self.table is not table:
-            self.table.close()
-        self.table = table
-        self.viewer = self.table.humans[0] if self.table.humans else 0
+    def _begin(self, game: GameTable) -> None:
+        """Seat a view on every human seat of `game` (seat 0 if there is none: a game of
+        AI seats is watched from it) and let the table play."""
+        from .table import LiveTable
+        from .views import SeatFeed
+        if self.live is not None and self.live.game is not game:
+            self.live.close()
+        self.live = live = LiveTable(game, self.ai_delay, on_error=self._ai_failed)
+        humans = game.humans
+        self.viewer = humans[0] if humans else 0
+        self.feeds = {}
         self._phase = None
-        self.busy = False
         self._results, self._collecting, self._results_ready = [], False, False
-        self.advance()
+        self._prompted = None
+        for seat in humans or (0,):
+            self.feeds[seat] = SeatFeed(seat)
+            live.subscribe(seat, callback=partial(self._on_update, live, seat))
+        live.start()
+        self._sync()
 
     def action_new_game(self) -> None:
         self._phase = None
@@ -294,67 +330,132 @@ class TacticalApp(App):
         else:
             self.push_screen(screen)
 
-    # ------------------------------------------------------------------ the loop
+    # ------------------------------------------------------------------ the views
     def _phase_screen(self):
         scr = self.screen
         from .screens import GameScreen
         return scr if isinstance(scr, GameScreen) else None
 
+    def _viewer_screen(self):
+        """The phase screen of the viewer's seat in the stack (beneath any dialog)."""
+        from .screens import GameScreen
+        for scr in reversed(self.screen_stack):
+            if isinstance(scr, GameScreen):
+                return scr if scr.seat == self.viewer and scr.seat in self.feeds else None
+        return None
+
     def _modal_open(self) -> bool:
         from textual.screen import ModalScreen
         return isinstance(self.screen, (ModalScreen, HandOverScreen))
 
-    def advance(self) -> None:
-        """After every change: show results, switch screens by phase, let AI seats act,
-        hand over between human seats."""
-        table = self.table
-        if table is None or self.leaving or not self.is_running or not self.screen_stack \
-                or self._modal_open() or self.busy:
+    def _ai_failed(self, exc: BaseException) -> None:
+        """An AI seat raised (a bug): the app ends with its traceback, as for any other
+        error in a handler (the game is saved up to the last action)."""
+        def fail() -> None:
+            raise exc
+        self.call_later(fail)
+
+    def _on_update(self, live: LiveTable, seat: int, update) -> None:
+        """An update from the table for one seat's view (on the event loop)."""
+        if live is not self.live:
+            return
+        self.feeds[seat].take(update)
+        if seat == min(self.feeds):
+            self._collect(update)
+        self._check_save()
+        if not self._sync_queued:
+            self._sync_queued = True
+            try:
+                self.call_later(self._sync)
+            except RuntimeError:             # the app is gone
+                self._sync_queued = False
+
+    def _collect(self, update) -> None:
+        """A bid or build reveal, from its first event to the end of its resolution: the
+        walk-through dialog shows it once collected (a game of AI seats only is watched
+        without stops). The table does not wait for it."""
+        if update.reset:
+            self._results, self._collecting, self._results_ready = [], False, False
+            return
+        if self.live.game.humans and any(isinstance(e.event, result_events()) for e in update.entries):
+            self._collecting = True
+        if self._collecting:
+            self._results.extend(update.entries)
+            obs = update.observation
+            if obs.phase not in ("bidding", "reveal") or \
+                    (obs.phase == "bidding" and update.turn.kind == "bid"):
+                self._collecting = False
+                self._results_ready = True
+
+    def _sync(self) -> None:
+        """Show what the table is at: the reveal walk-through when one is collected, the
+        hand-over when another human seat must decide, the viewer's phase screen
+        refreshed from its latest update, a dialog for a decision asked as one, the
+        recap of what happened to the seat."""
+        self._sync_queued = False
+        if self.live is None or self.leaving or not self.is_running or not self.screen_stack:
+            return
+        if self._modal_open():
+            # a dialog is up (a reveal, card details, a choice): the board beneath it
+            # still follows the table; screens change once the dialog is closed
+            scr = self._viewer_screen()
+            update = self.feeds[scr.seat].latest if scr is not None else None
+            if update is not None and update.observation.phase == scr.phase:
+                scr.show(update)
             return
         if self._results_ready:
             entries, self._results, self._results_ready = self._results, [], False
             self.show_results(entries)
             return
-        phase = table.state.phase
-        human = table.human_to_act()
-        ai = table.ai_to_act()
-        if human is not None and human != self.viewer and len(table.humans) > 1 \
-                and (ai is None or phase not in ("draft", "build")):
-            self.viewer = human
-            self._show_phase(phase, force=True, handover=True)
+        update = self.feeds[self.viewer].latest
+        asked = [s for s in update.turn.seats if update.seats[s] == "human"]
+        if len(self.feeds) > 1 and asked and asked[0] != self.viewer:
+            self._hand_over(asked[0])
             return
-        self._show_phase(phase)
-        if phase == "over":
+        self._show(update)
+        if update.over:
             return
-        if ai is not None and (human is None or phase in ("draft", "build")):
-            self._start_ai(ai)
-            return
-        scr = self._phase_screen()
-        if scr is not None:
-            scr.update_view()
-        if human is not None:
-            self._prompt(human)
+        self._prompt(update)
+        recap = self.feeds[self.viewer].take_recap(self.lang)
+        if recap:
+            self.notify(recap, timeout=8)
 
-    def _show_phase(self, phase: str, force: bool = False, handover: bool = False) -> None:
-        if phase == self._phase and not force:
+    def _show(self, update, fresh: bool = False) -> None:
+        """The viewer's phase screen, refreshed with `update` (a new screen when the
+        phase or the seat changed)."""
+        phase = update.observation.phase
+        scr = self._phase_screen()
+        if not fresh and scr is not None and scr.seat == self.viewer and scr.phase == phase:
+            scr.show(update)
             return
         self._phase = phase
-        screen = localized(PHASE_SCREENS[phase], self.lang)()
-        if self._phase_screen() is not None:
+        screen = localized(phase_screens()[phase], self.lang)(self.viewer, phase)
+        screen.latest = update
+        if scr is not None:
             self.switch_screen(screen)
         else:
             self._reset_to(screen)
-        if handover:
-            msg = t("handover", self.lang, seat=t("seat", self.lang, n=self.viewer + 1))
-            self.push_screen(localized(HandOverScreen, self.lang)(msg),
-                             lambda _: self.call_later(self.advance))
 
-    def _prompt(self, seat: int) -> None:
-        """Decisions shown as a dialog rather than on the phase screen."""
-        kind = self.table.pending().kind
-        if kind not in ("auction", "payment", "appraisal"):
+    def _hand_over(self, seat: int) -> None:
+        """Hotseat: the next seat's view, behind a hand-over screen. Nothing of the seat
+        before stays: its notifications (hints, recaps) are cleared and its screen (its
+        log, highlighted card, details) replaced by a new one for the next seat."""
+        self.viewer = seat
+        self.clear_notifications()
+        self._show(self.feeds[seat].latest, fresh=True)
+        msg = t("handover", self.lang, seat=t("seat", self.lang, n=seat + 1))
+        self.push_screen(localized(HandOverScreen, self.lang)(msg), lambda _: self._sync())
+
+    def _prompt(self, update) -> None:
+        """Decisions shown as a dialog rather than on the phase screen (once per
+        decision: `Update.asked_at`)."""
+        seat = self.viewer
+        kind = update.turn.kind
+        if kind not in ("auction", "payment", "appraisal") or seat not in update.turn.seats \
+                or self._prompted == (seat, update.asked_at):
             return
-        obs = self.table.observe(seat)
+        self._prompted = (seat, update.asked_at)
+        obs = update.observation
         legal = list(obs.legal)
         name = lambda c: self.cards.card(c).name.get(self.lang)
         labels = []
@@ -372,53 +473,21 @@ class TacticalApp(App):
         def chosen(i):
             if i is not None:
                 self.submit(legal[i])
-            else:
-                self.call_later(self.advance)
+            self.call_later(self._sync)
         self.push_screen(localized(ChoiceScreen, self.lang)(t("choice." + kind, self.lang), labels,
                                                              cancel=False), chosen)
 
-    def _start_ai(self, seat: int) -> None:
-        self.busy = True
-        self.run_worker(partial(self._ai_work, seat), thread=True, exclusive=True, group="ai")
-
-    def _ai_work(self, seat: int) -> None:
-        table = self.table
-        action, reason = table.ai_decide(seat)
-        # Hand the result over without waiting for the app (not `call_from_thread`): when
-        # the app is already gone (terminal closed, SIGHUP) a waiting worker thread would
-        # keep the process alive for ever, the interpreter joining it at exit.
-        try:
-            self.call_later(self._ai_done, seat, action, reason, table)
-        except RuntimeError:                 # the event loop is closed
-            pass
-
-    def _ai_done(self, seat: int, action, reason, table=None) -> None:
-        if table is not self.table or self.table is None or self.leaving:
-            self.busy = False                # a game left while its AI was thinking
-            return
-        table = self.table
-        phase = table.state.phase
-        entries = table.submit_ai(seat, action, reason)
-        self.busy = False
-        self._after(entries)
-        delay = self.ai_delay if phase in ("bidding", "battle") else 0
-        if delay:
-            self.set_timer(delay, self.advance)
-        else:
-            self.call_later(self.advance)
-
     def submit(self, action) -> None:
-        """A human seat's action."""
-        if self.table is None or self.busy:
+        """The viewer's action, sent to the table; a refusal is said in the viewer's
+        language."""
+        if self.live is None:
             return
-        try:
-            entries = self.table.submit(action)
-        except IllegalAction as exc:
-            reason = refusal_text(self.table.cards, exc.code, exc.params, self.lang)
+        from .table import Refused
+        result = self.live.submit(self.viewer, action)
+        if isinstance(result, Refused):
+            from .text import refusal_text
+            reason = refusal_text(self.cards, result.code, result.params, self.lang)
             self.notify(t("illegal", self.lang, reason=reason), severity="error")
-            return
-        self._after(entries)
-        self.call_later(self.advance)
 
     def _check_save(self) -> None:
         problem = self.table.save_problem if self.table else None
@@ -429,16 +498,20 @@ class TacticalApp(App):
             self.notify(t("save.warn", self.lang, problem=where), severity="warning", timeout=10)
 
     def action_undo(self) -> None:
-        """Back to your previous decision (games with one human seat)."""
-        if self.table is None or self.busy or self._modal_open():
+        """Back to your previous decision, if nothing has been revealed since
+        (GameTable.undo_refusal); if not, the message says why."""
+        if self.live is None or self._modal_open():
             return
-        if not self.table.undo():
-            self.notify(t("undo.none", self.lang))
+        from .table import Refused
+        result = self.live.undo(self.viewer)
+        if isinstance(result, Refused):
+            params = dict(result.params)
+            if isinstance(params.get("seat"), int):
+                params["seat"] = t("seat", self.lang, n=params["seat"] + 1)
+            self.notify(t("undo." + result.code, self.lang, **params))
             return
-        self._results, self._collecting, self._results_ready = [], False, False
+        self._prompted = None
         self.notify(t("undo.done", self.lang))
-        self._show_phase(self.table.state.phase, force=True)
-        self.call_later(self.advance)
 
     def action_save_replay(self) -> None:
         """Game over: keep the finished game as a replay file."""
@@ -456,29 +529,10 @@ class TacticalApp(App):
             return
         self.notify(t("replay.saved", self.lang, path=str(path)), timeout=10)
 
-    def _after(self, entries: list[LogEntry]) -> None:
-        self._check_save()
-        scr = self._phase_screen()
-        if scr is not None and scr._ready:
-            log = scr.query_one("#log", RichLog)
-            for e in entries:
-                line = self.log_line(e)
-                if line:
-                    log.write(as_text(line))
-        if self.table.humans and any(isinstance(e.event, RESULT_EVENTS) for e in entries):
-            self._collecting = True     # (a game of AI seats only is watched without stops)
-        if self._collecting:
-            self._results.extend(entries)
-            state = self.table.state
-            done = state.phase not in ("bidding", "reveal") or \
-                (state.phase == "bidding" and self.table.pending().kind == "bid")
-            if done:
-                self._collecting = False
-                self._results_ready = True
-
     # ------------------------------------------------------------------ log & modals
     def log_line(self, entry: LogEntry) -> Optional[str]:
         from rules.events import visible
+        from .text import Describer
         d = Describer(self.cards, self.lang)
         if entry.event is not None:
             if not visible(entry.event, self.viewer):
@@ -489,16 +543,10 @@ class TacticalApp(App):
             return f"  └ {t('seat', self.lang, n=entry.seat + 1)}: {reason_text(entry.reason, self.cards, self.lang)}"
         return None
 
-    def fill_log(self, log: RichLog) -> None:
-        if self.table is None:
-            return
-        for e in self.table.log[-60:]:
-            line = self.log_line(e)
-            if line:
-                log.write(as_text(line))
-
     def show_results(self, entries: list[LogEntry]) -> None:
-        start = next(i for i, e in enumerate(entries) if isinstance(e.event, RESULT_EVENTS))
+        from rules import events as E
+        from .text import Describer
+        start = next(i for i, e in enumerate(entries) if isinstance(e.event, result_events()))
         d = Describer(self.cards, self.lang)
         lines = []
         for e in entries[start:]:
@@ -513,49 +561,47 @@ class TacticalApp(App):
         title = t("reveal.title" if any(isinstance(e.event, E.BidsRevealed) for e in entries)
                   else "reveal.builds", self.lang)
         self.push_screen(localized(TextScreen, self.lang)(title, lines_text(lines)),
-                         lambda _: self.call_later(self.advance))
+                         lambda _: self.call_later(self._sync))
 
     def action_show_log(self) -> None:
-        if self.table is None:
+        if self.live is None:
             return
-        lines = [x for x in (self.log_line(e) for e in self.table.log) if x]
+        lines = [x for x in (self.log_line(e) for e in self.feeds[self.viewer].log) if x]
         self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), lines),
-                         lambda _: self.call_later(self.advance))
+                         lambda _: self.call_later(self._sync))
 
     def action_help(self) -> None:
         scr = self._phase_screen()
         where = self._phase if scr is not None else "title"
         self.push_screen(localized(TextScreen, self.lang)(t("help.title", self.lang),
                                                           help_text(self.lang, where)),
-                         lambda _: self.call_later(self.advance))
+                         lambda _: self.call_later(self._sync))
 
     def show_text(self, title: str, body: str) -> None:
         self.push_screen(localized(TextScreen, self.lang)(title, as_text(body, lines=True)),
-                         lambda _: self.call_later(self.advance))
+                         lambda _: self.call_later(self._sync))
 
     def show_card(self, cid: str) -> None:
         title, body = card_details(self.cards, cid, self.lang)
         self.push_screen(localized(TextScreen, self.lang)(title, body),
-                         lambda _: self.call_later(self.advance))
+                         lambda _: self.call_later(self._sync))
+
+    def _viewer_asked(self) -> bool:
+        feed = self.feeds.get(self.viewer) if self.live is not None else None
+        return feed is not None and feed.asked()
 
     def action_hint(self) -> None:
-        if self.table is None or self.busy:
-            return
-        seat = self.table.human_to_act()
-        if seat is None or seat != self.viewer:
+        if not self._viewer_asked():
             return
         from ai.explain import reason_text
-        _, reason = self.table.hint(seat)
+        _, reason = self.live.hint(self.viewer)
         self.notify(t("hint", self.lang, text=reason_text(reason, self.cards, self.lang)))
 
     def action_auto(self) -> None:
         """Let the normal AI make this one decision for the human seat (shift+H)."""
-        if self.table is None or self.busy:
+        if not self._viewer_asked():
             return
-        seat = self.table.human_to_act()
-        if seat is None or seat != self.viewer:
-            return
-        action, _ = self.table.hint(seat)
+        action, _ = self.live.hint(self.viewer)
         self.submit(action)
 
     def action_request_quit(self) -> None:
@@ -563,4 +609,4 @@ class TacticalApp(App):
             self.exit()
             return
         self.push_screen(localized(ConfirmScreen, self.lang)(t("quit.ask", self.lang)),
-                         lambda yes: self.exit() if yes else self.call_later(self.advance))
+                         lambda yes: self.exit() if yes else self.call_later(self._sync))

@@ -1,6 +1,7 @@
 """The screens: title, setup, draft, bid table, build editor, battle, game over. Each
-phase screen is a thin view over one seat's observation; it sends that seat's actions to
-the app (which passes them to the table)."""
+phase screen is a view of one seat: it shows that seat's latest update from the table
+(tactical_tui.table.Update: observation, log, whose decision) — redrawn on every update,
+whoever acted — and sends that seat's actions (through the app to the table)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from rules.battle import AREAS, RANGE_AREA, RANGE_CRIT, distance, step_area
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 
 from .cardtext import STAT_SHORT
-from .i18n import pad, t
+from .i18n import TUI, pad, t
 from .safe import as_text, lines_text, plain
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
 from .widgets import BaseScreen, card_line
@@ -44,21 +45,28 @@ class GameScreen(BaseScreen):
         from textual.widgets import Footer
         yield Footer(compact=True)
 
-    @property
-    def table(self):
-        return self.app.table
-
-    @property
-    def seat(self) -> int:
-        return self.app.viewer
+    def __init__(self, seat: int = 0, phase: str = "") -> None:
+        super().__init__()
+        self.seat = seat                 # the seat this view shows; never changes
+        self.phase = phase
+        self.latest = None               # its latest table.Update
+        self._epoch = None               # the feed's log epoch written to the log strip
+        self._written = 0
 
     @property
     def obs(self):
-        return self.table.observe(self.seat)
+        return self.latest.observation
 
     @property
     def cards(self):
-        return self.table.cards
+        return self.app.cards
+
+    @property
+    def question(self):
+        """Which question is on screen: the version at which this seat's decision began
+        and its kind — equal for a redraw of the same question, new for a new one."""
+        u = self.latest
+        return None if u is None or u.asked_at is None else (u.asked_at, u.turn.kind)
 
     _ready = False
 
@@ -66,34 +74,72 @@ class GameScreen(BaseScreen):
         if self.app.leaving:             # the app is shutting down (a signal): draw nothing
             return
         self._ready = True
-        self.app.fill_log(self.query_one("#log", RichLog))
+        self.sync_log()
         self.refresh_view()
+
+    def show(self, update) -> None:
+        """A new update from the table (any seat's action, an AI starting to think):
+        redraw from it (once mounted; it draws itself on mount)."""
+        self.latest = update
+        self.update_view()
 
     def update_view(self) -> None:
         """Refresh once the screen is mounted (it refreshes itself on mount)."""
-        if self._ready and not self.app.leaving:
+        if self._ready and not self.app.leaving and self.is_attached:
+            self.sync_log()
             self.refresh_view()
 
+    def sync_log(self) -> None:
+        """The log strip: this seat's log as received (the last 60 lines at first; all
+        of it again after an undo rewrote it)."""
+        feed = self.app.feeds.get(self.seat)
+        if feed is None:
+            return
+        log = self.query_one("#log", RichLog)
+        if self._epoch != feed.epoch:
+            log.clear()
+            self._epoch = feed.epoch
+            self._written = max(0, len(feed.log) - 60)
+        for e in feed.log[self._written:]:
+            line = self.app.log_line(e)
+            if line:
+                log.write(as_text(line))
+        self._written = len(feed.log)
+
     def my_turn(self) -> bool:
-        return not self.app.busy and self.seat in self.obs.pending.seats
+        u = self.latest
+        return u is not None and self.seat in u.turn.seats and u.seats[self.seat] == "human"
 
     def legal(self) -> list:
         return list(self.obs.legal) if self.my_turn() else []
 
+    def is_human(self, i: int) -> bool:
+        return self.latest.seats[i] == "human"
+
     def seat_name(self, i: int) -> str:
         name = t("seat", self.lang, n=i + 1)
-        if i == self.seat and self.table.seats[i].human:
+        if i == self.seat and self.is_human(i):
             name += f"({self.tr('you')})"
-        elif not self.table.seats[i].human:
+        elif not self.is_human(i):
             name += "·AI"
         return name
 
     def status(self) -> str:
-        d = self.obs.pending
+        """Whose decision it is and what: "Your turn", or "Waiting for Seat 3 · AI:
+        choosing targets"."""
+        turn = self.latest.turn
         if self.my_turn():
             return self.tr("your_turn")
-        who = ", ".join(t("seat", self.lang, n=s + 1) for s in d.seats) or "—"
-        return self.tr("waiting", who=who)
+        if not turn.seats:
+            return self.tr("doing." + turn.kind) if ("doing." + turn.kind) in TUI else "—"
+        what = self.tr("doing." + turn.kind) if ("doing." + turn.kind) in TUI else turn.kind
+        ai = all(s in turn.ai for s in turn.seats)
+        if len(turn.seats) > 2:            # the draft, the build: "3 seats", to fit 80 cells
+            who = self.tr("status.seats", n=len(turn.seats))
+        else:
+            who = ", ".join(t("seat", self.lang, n=s + 1) if ai else self.seat_name(s)
+                            for s in turn.seats)
+        return self.tr("status.waiting_ai" if ai else "status.waiting_for", who=who, what=what)
 
     def highlighted_card(self):
         return None
@@ -311,7 +357,7 @@ class BuildScreen(GameScreen):
     def check_action(self, action: str, parameters) -> bool | None:
         """The Footer shows `w` (take the confirmation back) on the waiting view only, and
         hides the editing keys there."""
-        if self.app.table is None or not self._ready:
+        if self.latest is None or not self._ready:
             return action != "unconfirm"
         if action == "unconfirm":
             return self.waiting()
@@ -441,52 +487,17 @@ class BuildScreen(GameScreen):
         if obs.pending.kind == "build":
             self.send(A.ChooseRace(self.seat, nxt))
 
-    _unconfirm_asked = False
-
     def action_unconfirm(self) -> None:
         """§5-4 (RULINGS R4): take the confirmation back while another seat has not
-        confirmed. Asked while an AI seat is thinking, it is sent as soon as that seat has
-        acted (the table tells its listeners, before the app lets the next AI seat think)."""
-        if self.app.table is None or not self.is_current:
+        confirmed — at once, even while an AI seat is thinking (the table applies its
+        decision afterwards only if it is still legal)."""
+        if self.latest is None or not self.is_current:
             return
         if A.Unconfirm(self.seat) not in self.obs.legal:
             if self.obs.phase != "build":
                 self.app.notify(self.tr("build.final"))
             return
-        if not self.app.busy:
-            self.send(A.Unconfirm(self.seat))
-            return
-        self._unconfirm_asked = True
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        if self.table is not None:
-            self.table.listeners.append(self._table_acted)
-
-    def _table_acted(self, entries) -> None:
-        """After every action at the table (an AI seat's too): show the build as it is
-        now — the other seats' confirmations come and go — and send a waiting Unconfirm."""
-        if not self.is_attached:
-            return
-        self.app.call_later(self._follow_table)
-        if self._unconfirm_asked:
-            self._unconfirm_asked = False
-            self.app.call_later(self.action_unconfirm)
-
-    def _follow_table(self) -> None:
-        """Refresh, unless the screen has been taken down in the meantime."""
-        from textual.css.query import NoMatches
-        if not self.is_attached or self.app.table is not self.table:
-            return
-        try:
-            self.update_view()
-        except NoMatches:           # switched away while the refresh was queued
-            pass
-
-    def on_unmount(self) -> None:
-        table = self.app.table
-        if table is not None and self._table_acted in table.listeners:
-            table.listeners.remove(self._table_acted)
+        self.send(A.Unconfirm(self.seat))
 
     def action_confirm(self) -> None:
         if not self.my_turn() or self.obs.pending.kind != "build":
@@ -653,8 +664,8 @@ class BattleScreen(GameScreen):
         obs = self.obs
         rnd = obs.battle.round if obs.battle else 0
         stage = obs.pending.kind
-        prompt = self.tr("stage." + stage) if self.my_turn() and ("stage." + stage) in __import__(
-            "tactical_tui.i18n", fromlist=["TUI"]).TUI else self.status()
+        prompt = self.tr("stage." + stage) if self.my_turn() and ("stage." + stage) in TUI \
+            else self.status()
         self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
         self._actions = self.legal()
@@ -698,7 +709,7 @@ class GameOverScreen(GameScreen):
         yield Static("", id="standings", classes="panel")
 
     def refresh_view(self) -> None:
-        state = self.table.state
+        state = self.obs
         self.query_one("#topbar", Static).update(Text(self.tr("over.title"), style="bold"))
         from rules.events import VictoryPointsGained
         lines = []
@@ -708,7 +719,7 @@ class GameOverScreen(GameScreen):
             lines.append(t("over." + state.end_reason, self.lang, who=who))
         lines.append("")
         lines.append(self.tr("over.standings") + ":")
-        ranked = sorted(range(state.players), key=lambda i: -state.seats[i].vp)
+        ranked = sorted(range(len(state.seats)), key=lambda i: -state.seats[i].vp)
         for rank, i in enumerate(ranked, 1):
             s = state.seats[i]
             race = self.cards.race(s.race).name.get(self.lang) if s.race else "-"
@@ -716,7 +727,8 @@ class GameOverScreen(GameScreen):
                          f"{self.cards.guild(s.guild).name.get(self.lang)}")
         lines.append("")
         lines.append(self.tr("over.history") + ":")
-        history = [e.event for e in self.table.log if isinstance(e.event, VictoryPointsGained)]
+        history = [e.event for e in self.app.feeds[self.seat].log
+                   if isinstance(e.event, VictoryPointsGained)]
         for e in history[-8:]:
             lines.append(f" {t('seat', self.lang, n=e.seat + 1)} +{e.amount} → {e.vp}")
         panel = self.query_one("#standings", Static)

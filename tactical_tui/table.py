@@ -1,21 +1,37 @@
 """The table: one running game, outside any screen (DESIGN.md "The table").
 
-It owns the current state and its history, knows which seats are human and which are
-AI, asks the AI for moves (the app runs that in a worker), and keeps the log. A screen
-shows one seat's observation and sends that seat's actions here.
+`GameTable` is the game's record: the current state and its history, which seats are
+human and which are AI, the log, autosave, resume and the undo mechanism — synchronous,
+usable headless. `LiveTable` runs it: the AI seats (off the event loop, with the AI
+pause), the undo rule (`GameTable.undo_refusal`), and publishing. Its interface is
+messages, usable from asyncio, so that a view in another process can be served the same:
+
+    live = LiveTable(game, ai_delay=0.6)
+    feed = live.subscribe(seat)          # or subscribe(seat, callback=fn); None: spectator
+    async for update in feed: ...        # Update: version, entries, observation, turn, undo
+    live.submit(seat, action)            # -> Applied(version) | Refused(code, params)
+    live.undo(seat)                      # -> Applied(version) | Refused(code, params)
+    live.start(); ...; live.close()      # the AI task; close stops it and frees the save
+
+A view (a phase screen, a spectator, a client) shows one seat's latest observation and
+submits that seat's actions only.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Callable, Optional
 
 from attrs import define, field, frozen
 
 from ai import make_player
-from rules import Config, GameState, apply, new_game, observe, pending
+from rules import Config, GameState, IllegalAction, apply, new_game, observe, pending
+from rules import events as E
+from rules.actions import Action
 from rules.cards import CardSet, default_cards
 from rules.events import Event, visible
+from rules.observe import Observation, observe_public
 
 
 @frozen
@@ -45,6 +61,7 @@ class GameTable:
     state: GameState = field(init=False)
     history: list = field(init=False, factory=list)      # actions applied, in order
     notes: list = field(init=False, factory=list)        # per action: saves.AINote or None
+    events_of: list = field(init=False, factory=list)    # per action: the events it made
     log: list[LogEntry] = field(init=False, factory=list)
     players: dict = field(init=False, factory=dict)
     listeners: list[Callable[[list[LogEntry]], None]] = field(init=False, factory=list)
@@ -63,6 +80,7 @@ class GameTable:
         self.state, events = new_game(self.config, self.cards, self.seed)
         self.history = []
         self.notes = []
+        self.events_of = []
         self.log = [LogEntry(event=e) for e in events]
         self.players = {i: make_player(s.level, self.seed * 101 + i, self.cards)
                         for i, s in enumerate(self.seats) if not s.human}
@@ -145,6 +163,7 @@ class GameTable:
                                 action=type(action).__name__) from None
             self.history.append(action)
             self.notes.append(note if seat in self.players else None)
+            self.events_of.append(tuple(events))
             if reason is not None:
                 self.log.append(LogEntry(seat=seat, reason=reason))
             self.log.extend(LogEntry(event=e) for e in events)
@@ -168,18 +187,52 @@ class GameTable:
         return reason
 
     # ------------------------------------------------------------------ undo
-    def can_undo(self) -> bool:
-        humans = self.humans
-        return len(humans) == 1 and any(getattr(a, "seat", None) == humans[0]
-                                        for a in self.history)
+    def can_undo(self, seat: Optional[int] = None) -> bool:
+        return self.undo_refusal(self._undo_seat(seat)) is None
 
-    def undo(self) -> bool:
-        """Back to the human seat's previous decision (only with one human seat); the AI
-        decisions after it are made again, with the same seeds."""
-        if not self.can_undo():
+    def _undo_seat(self, seat: Optional[int]) -> Optional[int]:
+        if seat is None and len(self.humans) == 1:
+            return self.humans[0]
+        return seat
+
+    def undo_refusal(self, seat: Optional[int]) -> Optional["Refused"]:
+        """Why `seat` may not take its last decision back, or None if it may.
+
+        Undo is for misclicks (the rule Board Game Arena uses): it goes back to the seat's
+        last decision only while nothing that decision or any later one did has shown
+        something new — a chance outcome (a chip drawn, a die rolled, a deck reshuffled)
+        or hidden information (bids or builds revealed, cards dealt or passed, new
+        targets from the deck) — and, with several human seats, only while no other human
+        has decided since (their decision would be thrown away). AI decisions made since
+        are taken back with it and made again from the same seeds (no search is
+        repeated for the ones kept: ai.base.Player.remember)."""
+        if seat is None or not 0 <= seat < len(self.seats) or not self.seats[seat].human:
+            return Refused("undo_not_human", {})
+        if self.over:
+            return Refused("undo_game_over", {})
+        mine = [i for i, a in enumerate(self.history) if getattr(a, "seat", None) == seat]
+        if not mine:
+            return Refused("undo_nothing", {})
+        last = mine[-1]
+        for j in range(last, len(self.history)):
+            who = getattr(self.history[j], "seat", None)
+            if j > last and who != seat and who is not None and self.seats[who].human:
+                return Refused("undo_other_human", {"seat": who})
+            for e in self.events_of[j]:
+                code = UNDO_BLOCKERS.get(type(e))
+                if code is not None:
+                    return Refused(code, {})
+        return None
+
+    def undo(self, seat: Optional[int] = None) -> bool:
+        """Back to before `seat`'s last decision (the one human seat's by default), by the
+        rules alone; the AI decisions after it are made again, with the same seeds. The
+        rule of when a player may (`undo_refusal`) is the caller's: this is the mechanism."""
+        seat = self._undo_seat(seat)
+        mine = [i for i, a in enumerate(self.history) if getattr(a, "seat", None) == seat]
+        if seat is None or not mine:
             return False
-        me = self.humans[0]
-        last = max(i for i, a in enumerate(self.history) if getattr(a, "seat", None) == me)
+        last = mine[-1]
         self.rebuild(self.history[:last], notes=self.notes[:last])
         self.autosave()
         return True
@@ -217,6 +270,7 @@ class GameTable:
         self.state, events = apply(self.state, action)
         self.history.append(action)
         self.notes.append(note)
+        self.events_of.append(tuple(events))
         entries = [LogEntry(event=e) for e in events]
         self.log.extend(entries)
         self.autosave()
@@ -224,10 +278,10 @@ class GameTable:
             fn(entries)
         return entries
 
-    def ai_decide(self, seat: int):
+    def ai_decide(self, seat: int, obs=None):
         """The AI seat's decision and reason, from its observation only (no side effects
-        on the table; the app calls this in a worker thread)."""
-        obs = observe(self.state, seat)
+        on the table; LiveTable calls this off the event loop with the observation)."""
+        obs = obs if obs is not None else observe(self.state, seat)
         player = self.players[seat]
         if hasattr(player, "choose_explained"):
             return player.choose_explained(obs, obs.legal)
@@ -268,3 +322,331 @@ def _plain(values) -> bool:
     except ValueError:
         return False
     return True
+
+
+# What makes a decision final (GameTable.undo_refusal): an event that showed a chance
+# outcome or hidden information, by the refusal code that says so.
+UNDO_BLOCKERS: dict = {
+    E.ChipDrawn: "undo_chip", E.DieRolled: "undo_die", E.DeckReshuffled: "undo_reshuffle",
+    E.HandDealt: "undo_cards", E.HandsPassed: "undo_cards", E.TargetsRevealed: "undo_targets",
+    E.BidsRevealed: "undo_bids", E.BuildRevealed: "undo_builds", E.GameOver: "undo_game_over",
+}
+
+
+# ---------------------------------------------------------------------- the messages
+# Plain frozen data (no widgets, no callables): what a view receives and gets back. The
+# network table of issue 17 puts these on the wire.
+
+@frozen
+class Applied:
+    """`submit` / `undo` result: done; the table is now at `version`."""
+    version: int
+
+
+@frozen
+class Refused:
+    """`submit` / `undo` result: nothing changed. `code` is a rules refusal code
+    (rules.actions, `IllegalAction.code`) or a table's own (`wrong_seat`, `not_an_action`,
+    `game_over`, `table_closed`, `undo_*`); `params` are plain values a view translates
+    (tactical_tui.text.refusal_text; undo codes: i18n "undo.<code>")."""
+    code: str
+    params: dict = field(factory=dict)
+
+
+@frozen
+class Turn:
+    """Whose decision it is and what: `kind` is rules.engine.Decision.kind, `seats` must
+    decide (several in the draft and the build), `ai` the AI seats among them,
+    `thinking` the AI seat whose decision is being computed now (or None)."""
+    kind: str
+    seats: tuple[int, ...]
+    ai: tuple[int, ...] = ()
+    thinking: Optional[int] = None
+
+
+@frozen
+class Update:
+    """One change at the table, as one subscriber may see it.
+
+    `version`: actions applied so far. `entries`: the new log entries this seat may see
+    (rules.events.visible; a spectator: public events only); with `reset` they are the
+    whole log (the first update, and after an undo or anything that rewrote history).
+    `observation`: rules.observe for the seat (a spectator: observe_public). `turn`: whose
+    decision, what, who is thinking. `asked_at`: the version at which this seat's current
+    decision began (None: not this seat's decision) — a view tells a new question from
+    the same one redrawn. `undo`: None if this seat may undo now, else why not
+    (`Refused`). `seats`: "human" or the AI level, per seat."""
+    version: int
+    seat: Optional[int]
+    entries: tuple[LogEntry, ...]
+    observation: Observation
+    turn: Turn
+    asked_at: Optional[int] = None
+    undo: Optional[Refused] = None
+    seats: tuple[str, ...] = ()
+    reset: bool = False
+    over: bool = False
+
+
+class Subscription:
+    """A stream of `Update`s for one seat: an async iterator (an asyncio queue), or, for
+    a view on the same event loop (Textual), a callback called with each update."""
+
+    def __init__(self, table: "LiveTable", seat: Optional[int], everything: bool,
+                 callback: Optional[Callable[[Update], None]]) -> None:
+        self.table = table
+        self.seat = seat
+        self.everything = everything       # a replay: every event, secret ones too
+        self.callback = callback
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.closed = False
+
+    def put(self, update: Update) -> None:
+        if self.closed:
+            return
+        if self.callback is not None:
+            self.callback(update)
+        else:
+            self.queue.put_nowait(update)
+
+    def close(self) -> None:
+        self.closed = True
+        self.queue.put_nowait(None)
+        if self in self.table.subscribers:
+            self.table.subscribers.remove(self)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> Update:
+        if self.closed and self.queue.empty():
+            raise StopAsyncIteration
+        update = await self.queue.get()
+        if update is None:
+            raise StopAsyncIteration
+        return update
+
+
+def _in_thread(fn, *args) -> "asyncio.Future":
+    """`fn(*args)` in a daemon thread, as a future of the running loop. Not an executor's
+    thread: those are joined at exit, so a closed terminal would wait for an AI search;
+    a result that comes when the loop is gone is dropped."""
+    import threading
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(ok: bool, value) -> None:
+        if not future.done():
+            future.set_result(value) if ok else future.set_exception(value)
+
+    def run() -> None:
+        try:
+            result, ok = fn(*args), True
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            result, ok = exc, False
+        try:
+            loop.call_soon_threadsafe(settle, ok, result)
+        except RuntimeError:           # the event loop is closed: nobody is waiting
+            pass
+    threading.Thread(target=run, daemon=True, name="tactical-ai").start()
+    return future
+
+
+class LiveTable:
+    """A running game: a `GameTable` played by its AI seats in an asyncio task, with the
+    human seats' actions submitted by their views, every change published to every
+    subscriber. Everything runs on one event loop; only the AI's search runs in a thread
+    (or in `executor`, any concurrent.futures.Executor, given one)."""
+
+    AI_PAUSE_PHASES = ("bidding", "battle")   # the AI pause follows an AI action here
+
+    def __init__(self, game: GameTable, ai_delay: float = 0.6, executor=None,
+                 on_error: Optional[Callable[[BaseException], None]] = None) -> None:
+        self.game = game
+        self.ai_delay = ai_delay
+        self.executor = executor
+        self.on_error = on_error           # an AI seat failed (a bug): told, not swallowed
+        self.subscribers: list[Subscription] = []
+        self.thinking: Optional[int] = None
+        self.closed = False
+        self._task: Optional[asyncio.Task] = None
+        self._wake: Optional[asyncio.Event] = None
+        self._generation = 0                # bumped whenever history is rewritten (undo)
+        self._asked: dict[int, int] = {}
+        self._reset_asked()
+
+    # ------------------------------------------------------------------ views
+    @property
+    def version(self) -> int:
+        return len(self.game.history)
+
+    def subscribe(self, seat: Optional[int], callback: Optional[Callable[[Update], None]] = None,
+                  everything: bool = False) -> Subscription:
+        """Updates for `seat` (None: a spectator, public information only; `everything`:
+        a replay, every event). The first update holds the whole log (`reset`)."""
+        if seat is not None and not 0 <= seat < len(self.game.seats):
+            raise ValueError(f"no seat {seat}")
+        sub = Subscription(self, seat, everything, callback)
+        self.subscribers.append(sub)
+        sub.put(self._update_for(sub, self._visible(sub, self.game.log), reset=True))
+        return sub
+
+    def _visible(self, sub: Subscription, entries) -> tuple[LogEntry, ...]:
+        if sub.everything:
+            return tuple(entries)
+        if sub.seat is None:
+            return tuple(e for e in entries if e.event is None or not e.event.secret)
+        return tuple(e for e in entries if e.event is None or visible(e.event, sub.seat))
+
+    def turn(self) -> Turn:
+        d = self.game.pending()
+        return Turn(d.kind, tuple(d.seats),
+                    tuple(s for s in d.seats if not self.game.seats[s].human), self.thinking)
+
+    def _update_for(self, sub: Subscription, entries, reset: bool = False) -> Update:
+        game, seat = self.game, sub.seat
+        obs = observe_public(game.state) if seat is None else game.observe(seat)
+        return Update(version=self.version, seat=seat, entries=tuple(entries), observation=obs,
+                      turn=self.turn(), asked_at=self._asked.get(seat) if seat is not None else None,
+                      undo=game.undo_refusal(seat) if seat is not None else Refused("undo_not_human"),
+                      seats=tuple(s.label() for s in game.seats), reset=reset, over=game.over)
+
+    def _publish(self, entries=(), reset: bool = False) -> None:
+        if self.closed:
+            return
+        source = self.game.log if reset else entries
+        for sub in list(self.subscribers):
+            sub.put(self._update_for(sub, self._visible(sub, source), reset))
+
+    def _reset_asked(self) -> None:
+        d = self.game.pending()
+        self._asked = {s: self.version for s in d.seats}
+
+    def _note_asked(self, before, actor: Optional[int]) -> None:
+        """Which seats face a new question after an action: a seat newly asked, asked
+        something else, or that has just acted (a build is one question made of steps
+        until it is confirmed)."""
+        d = self.game.pending()
+        asked = {}
+        for s in d.seats:
+            same = s in before.seats and before.kind == d.kind and s in self._asked
+            if same and (s != actor or d.kind == "build"):
+                asked[s] = self._asked[s]
+            else:
+                asked[s] = self.version
+        self._asked = asked
+
+    # ------------------------------------------------------------------ acting
+    def submit(self, seat: Optional[int], action) -> Applied | Refused:
+        """A view's action for its own `seat`: applied, saved and published, or refused
+        with the reason (the table unchanged)."""
+        if self.closed:
+            return Refused("table_closed")
+        if not isinstance(action, Action):
+            return Refused("not_an_action", {"type": type(action).__name__})
+        if not isinstance(seat, int) or not 0 <= seat < len(self.game.seats) \
+                or getattr(action, "seat", None) != seat:
+            return Refused("wrong_seat", {"seat": getattr(action, "seat", None), "yours": seat})
+        if self.game.over:
+            return Refused("game_over")
+        if not self.game.seats[seat].human:
+            return Refused("wrong_seat", {"seat": seat, "yours": None})
+        try:
+            self._apply(seat, action, None, human=True)
+        except IllegalAction as exc:
+            return Refused(exc.code, dict(exc.params))
+        return Applied(self.version)
+
+    def _apply(self, seat: int, action, reason, human: bool) -> None:
+        before = self.game.pending()
+        if human:
+            entries = self.game.submit(action)
+        else:
+            entries = self.game.submit_ai(seat, action, reason)
+        self._note_asked(before, seat)
+        self._publish(entries)
+        self._poke()
+
+    def undo(self, seat: Optional[int]) -> Applied | Refused:
+        """Take `seat`'s last decision back, if the undo rule allows it
+        (GameTable.undo_refusal); every view gets the rewritten log (`reset`)."""
+        if self.closed:
+            return Refused("table_closed")
+        refusal = self.game.undo_refusal(seat)
+        if refusal is not None:
+            return refusal
+        self.game.undo(seat)
+        self._generation += 1                # an AI decision being thought is dropped
+        self.thinking = None
+        self._reset_asked()
+        self._publish(reset=True)
+        self._poke()
+        return Applied(self.version)
+
+    def hint(self, seat: int):
+        """What the normal AI would do for `seat` now, and why (from its observation)."""
+        return self.game.hint(seat)
+
+    # ------------------------------------------------------------------ the AI seats
+    def start(self) -> None:
+        """Start the AI seats' task on the running loop (idempotent)."""
+        if self._task is None and not self.closed:
+            self._wake = asyncio.Event()
+            self._task = asyncio.get_running_loop().create_task(self._ai_loop())
+
+    def _poke(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    def close(self) -> None:
+        """Stop the AI task, end every subscription, let other windows open the save."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._task is not None:
+            self._task.cancel()
+        for sub in list(self.subscribers):
+            sub.close()
+        self.game.close()
+
+    def _decide(self, seat: int, obs):
+        return self.game.ai_decide(seat, obs)
+
+    async def _ai_loop(self) -> None:
+        """One AI decision at a time, computed off the loop from the seat's observation;
+        applied only if nothing rewrote the game meanwhile and it is still legal; after
+        an AI action in the bidding or the battle, the AI pause."""
+        try:
+            while not self.closed:
+                seat = self.game.ai_to_act() if not self.game.over else None
+                if seat is None:
+                    self._wake.clear()
+                    await self._wake.wait()
+                    continue
+                generation = self._generation
+                obs = self.game.observe(seat)
+                self.thinking = seat
+                self._publish()
+                if self.executor is not None:
+                    loop = asyncio.get_running_loop()
+                    action, reason = await loop.run_in_executor(self.executor, self._decide, seat, obs)
+                else:
+                    action, reason = await _in_thread(self._decide, seat, obs)
+                self.thinking = None
+                if self.closed:
+                    return
+                if generation != self._generation or action not in self.game.observe(seat).legal:
+                    continue                  # undone meanwhile, or no longer legal: ask again
+                phase = self.game.state.phase
+                self._apply(seat, action, reason, human=False)
+                # the pause lets the players see what an AI seat did before the next one
+                # acts (a human seat's decision comes at once)
+                if self.ai_delay and phase in self.AI_PAUSE_PHASES and self.game.ai_to_act() is not None:
+                    await asyncio.sleep(self.ai_delay)
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - a failing AI stops the table: say so
+            self.thinking = None
+            if self.on_error is None:
+                raise
+            self.on_error(exc)

@@ -1,0 +1,65 @@
+"""What a seat's view has received from the table (tactical_tui.table.LiveTable): the
+latest update, the log as that seat may see it, and what happened to the seat since its
+last decision (the recap shown when its next decision comes)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .i18n import t
+
+
+class SeatFeed:
+    """One subscribed seat's updates, kept by the app for that seat's view."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.latest = None                  # table.Update
+        self.log: list = []                 # table.LogEntry, as this seat may see them
+        self.epoch = 0                      # +1 whenever the log was rewritten (undo)
+        self.since: list = []               # events since the last recap
+        self.recapped: Optional[int] = None  # asked_at of the question last recapped
+
+    def take(self, update) -> None:
+        self.latest = update
+        if update.reset:
+            self.log = list(update.entries)
+            self.epoch += 1
+            self.since = []
+        else:
+            self.log.extend(update.entries)
+            self.since.extend(e.event for e in update.entries if e.event is not None)
+
+    def asked(self) -> bool:
+        """This seat (a human) must decide now."""
+        u = self.latest
+        return u is not None and self.seat in u.turn.seats and u.seats[self.seat] == "human"
+
+    def take_recap(self, lang: str) -> Optional[str]:
+        """The recap for the seat's new decision (once per decision), or None."""
+        u = self.latest
+        if not self.asked() or u.asked_at == self.recapped:
+            return None
+        self.recapped = u.asked_at
+        events, self.since = self.since, []
+        return recap_text(events, self.seat, lang)
+
+
+def recap_text(events, seat: int, lang: str) -> Optional[str]:
+    """What happened to `seat` in `events`: damage taken and from whom, knocked out,
+    re-entered at area n, VP gained by others — one line, or None if nothing did."""
+    from rules import events as E
+    parts = []
+    name = lambda s: t("seat", lang, n=s + 1)
+    for e in events:
+        if isinstance(e, E.DamageDealt) and e.target == seat and e.amount:
+            parts.append(t("recap.damage", lang, seat=name(e.seat), n=e.amount, hp=e.hp))
+        elif isinstance(e, E.KnockedOut) and e.seat == seat:
+            parts.append(t("recap.knocked_out", lang, seat=name(e.by)))
+        elif isinstance(e, E.Entered) and e.seat == seat and e.reenter:
+            parts.append(t("recap.reentered", lang, area=e.area))
+        elif isinstance(e, E.VictoryPointsGained) and e.seat != seat:
+            parts.append(t("recap.vp", lang, seat=name(e.seat), n=e.amount, vp=e.vp))
+    if not parts:
+        return None
+    return t("recap", lang, what=("、" if lang == "ja" else "; ").join(parts))

@@ -1,0 +1,239 @@
+"""Every screen is a live view of one seat (issue 15 points 2, 4, 5), with Pilot at 80×24:
+the battle screen follows the AI seats' actions, the header says whose decision it is, a
+hand-over leaves nothing of the seat before on screen, undo is for misclicks only."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from rules import actions as A
+from tactical_tui.app import TacticalApp
+from tactical_tui.screens import BattleScreen, BuildScreen, GameOverScreen
+from tui_app import dialog_open, human_turn, screen_text, settle
+
+
+def _app(lang: str, seed: int, seats=None, delay: float = 0.0) -> TacticalApp:
+    return TacticalApp(lang=lang, ai_delay=delay, seed=seed, autosave=False, seats=seats,
+                       quick=seats is None)
+
+
+async def _until(app, pilot, done, limit: int = 20000) -> None:
+    """Play on (H on the human's decision, Enter on dialogs) until `done()`."""
+    for _ in range(limit):
+        await pilot.pause(0.005)
+        if done():
+            return
+        if isinstance(app.screen, GameOverScreen):
+            raise AssertionError("the game ended first")
+        if dialog_open(app):
+            await settle(app, pilot, "enter")
+        elif human_turn(app):
+            await settle(app, pilot, "H")
+    raise AssertionError("never reached")
+
+
+async def _wait(pilot, done, rounds: int = 100) -> None:
+    """Until `done()` (a key's effect), at most `rounds` short pauses."""
+    for _ in range(rounds):
+        if done():
+            return
+        await pilot.pause(0.01)
+
+
+@pytest.mark.parametrize("lang, waiting", [("en", "Waiting for Seat "), ("ja", "を待っています")])
+def test_the_battle_screen_follows_the_ai_seats_before_the_next_prompt(lang, waiting, monkeypatch):
+    """Point 2: after the human's turn, while AI seats play, the same battle screen is
+    redrawn with their turns (turn marker, HP, areas, VP) before the human's next
+    prompt, and the header names who decides what."""
+    drawn = []            # after each redraw: screen, my turn, whose turn, header, board
+    real = BattleScreen.refresh_view
+
+    def spy(self):
+        real(self)
+        battle = self.latest.observation.battle
+        drawn.append((self, self.my_turn(), battle.turn.seat if battle else None,
+                      str(self.query_one("#topbar").render()),
+                      str(self.query_one("#seats").render()) + str(self.query_one("#field").render())))
+    monkeypatch.setattr(BattleScreen, "refresh_view", spy)
+
+    async def run():
+        app = _app(lang, 21, delay=0.02)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(app, pilot, lambda: isinstance(app.screen, GameOverScreen))
+    asyncio.run(run())
+    assert len({d[0] for d in drawn}) == 1    # one battle screen, redrawn all along
+    stretches = 0
+    start = None
+    for i, (_, mine, turn, header, board) in enumerate(drawn):
+        if not mine and start is None and i and drawn[i - 1][1]:
+            start = i                         # the human has decided: others play
+        elif mine and start is not None:
+            before, stretch = drawn[start - 1], drawn[start:i]
+            if any(d[2] != before[2] for d in stretch):   # another seat's turn came
+                stretches += 1
+                # the board changed on screen before the human's next prompt …
+                assert any(d[4] != before[4] for d in stretch)
+                # … and the header said whose decision it was and what
+                assert any(waiting in d[3] and "AI" in d[3] for d in stretch), stretch[0][3]
+            start = None
+    assert stretches >= 3, stretches
+
+
+HINT = {"en": "Hint: ", "ja": "ヒント: "}
+
+
+def _secret_lines(app, viewer) -> list[str]:
+    """Log lines (the app's wording, in its language) of events only another seat may see."""
+    from rules.events import visible
+    out = []
+    for e in app.table.log:
+        if e.event is not None and e.event.secret and not visible(e.event, viewer):
+            saved, app.viewer = app.viewer, e.event.seat
+            try:
+                line = app.log_line(e)
+            finally:
+                app.viewer = saved
+            if line:
+                out.append(line)
+    return out
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _log_text(screen) -> str:
+    from textual.widgets import RichLog
+    return _flat("".join(strip.text for strip in screen.query_one("#log", RichLog).lines))
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_hotseat_keeps_every_seats_hints_details_and_log_at_home(lang):
+    """Point 4: three humans at one terminal. Each seat asks for a hint and opens a card's
+    details before deciding; at the hand-over and on the next seat's screen there is no
+    hint, no details and no private log line of another seat."""
+
+    async def run():
+        app = _app(lang, 17, seats=("human", "human", "human"))
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            handovers = checked = 0
+            hints: dict[int, set] = {0: set(), 1: set(), 2: set()}
+            for _ in range(3000):
+                await pilot.pause(0.005)
+                if app.table.state.phase == "battle" and handovers > 8:
+                    break
+                if type(app.screen).__name__.startswith("HandOver"):
+                    handovers += 1
+                    text = screen_text(app)
+                    assert HINT[lang] not in text and not app._notifications, text
+                    await settle(app, pilot, "enter")
+                    await pilot.pause(0.05)
+                    # the next seat's own view: nothing of the others
+                    me = app.viewer
+                    text = screen_text(app)
+                    log = _log_text(app.screen)
+                    assert HINT[lang] not in text
+                    for other, said in hints.items():
+                        if other != me:
+                            assert not any(h in text for h in said)
+                    for line in _secret_lines(app, me):
+                        assert _flat(line) not in log, line
+                    leaked = {n for n in _hidden_names_in(app, lang) if n in text}
+                    assert not leaked, leaked
+                    assert all(e.event is None or not e.event.secret or e.event.seat == me
+                               for e in app.feeds[me].log)
+                    checked += 1
+                    continue
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    me = app.viewer
+                    await pilot.press("h")                         # a hint …
+                    await pilot.pause(0.02)
+                    said = [n.message for n in app._notifications if n.message.startswith(HINT[lang])]
+                    assert said
+                    hints[me] |= {m[len(HINT[lang]):][:24] for m in said}
+                    if app.screen.highlighted_card():
+                        await pilot.press("d")                     # … a card's details …
+                        await pilot.pause(0.02)
+                        assert dialog_open(app)
+                        await pilot.press("escape")
+                        await pilot.pause(0.02)
+                    await settle(app, pilot, "H")                  # … then decide
+            assert handovers > 8 and checked > 8
+    asyncio.run(run())
+
+
+def _hidden_names_in(app, lang):
+    """test_tui._hidden_names in the app's language."""
+    from test_tui import _hidden_names
+    names = _hidden_names(app)
+    if lang == "en":
+        return names
+    cards = app.table.cards
+    by_en = {}
+    for c in cards.defense + cards.attack:
+        by_en.setdefault(c.name.en, c.name.ja)
+    return {by_en.get(n, n) for n in names}
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Cannot undo: a chip has been drawn since"),
+                                         ("ja", "戻せません: そのあとチップが引かれました")])
+def test_undo_is_refused_after_a_chip_draw_and_says_why(lang, words):
+    """Point 5: draw a chip, press z: refused, with the reason; nothing changes."""
+    async def run():
+        app = _app(lang, 21)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            def drawing():
+                if not (isinstance(app.screen, BattleScreen) and human_turn(app)):
+                    return False
+                obs = app.feeds[0].latest.observation
+                if obs.pending.kind == "draw":
+                    return True
+                attack = next((a for a in obs.legal if isinstance(a, A.StartAttack)), None)
+                if obs.pending.kind == "turn" and attack is not None:
+                    app.submit(attack)            # attack whenever possible
+                return False
+            await _until(app, pilot, drawing)
+            screen = app.screen
+            actions = screen._actions
+            row = next(i for i, a in enumerate(actions) if isinstance(a, A.Draw))
+            n = len(app.table.history)
+            await pilot.press("home", *["down"] * row, "enter")
+            await _wait(pilot, lambda: len(app.table.history) > n)
+            assert isinstance(app.table.history[n], A.Draw)
+            state = app.table.state
+            await pilot.press("z")
+            await pilot.pause(0.05)
+            assert any(words in m.message for m in app._notifications), \
+                [m.message for m in app._notifications]
+            assert app.table.history[n] == A.Draw(0)
+            assert app.table.state is state or len(app.table.history) > n + 1
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Back to your previous decision"),
+                                         ("ja", "あなたの前の判断まで戻しました")])
+def test_undo_takes_a_misclick_back(lang, words):
+    """Point 5: a race chosen in the build (nothing revealed since) is taken back by z."""
+    async def run():
+        app = _app(lang, 21)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await _until(app, pilot, lambda: isinstance(app.screen, BuildScreen) and human_turn(app)
+                         and app.table.state.seats[0].race is None)
+            await pilot.press("r")
+            await _wait(pilot, lambda: app.table.state.seats[0].race is not None)
+            assert app.table.state.seats[0].race is not None
+            await pilot.press("z")
+            await pilot.pause(0.1)
+            assert any(words in m.message for m in app._notifications)
+            assert app.table.state.seats[0].race is None
+            assert not any(isinstance(a, A.ChooseRace) and a.seat == 0 for a in app.table.history)
+            # the screen follows: the race is shown as not chosen
+            await pilot.pause(0.1)
+            race_none = {"en": "Race: none", "ja": "種族: 未選択"}[lang]
+            assert race_none in str(app.screen.query_one("#topbar").render())
+    asyncio.run(run())
