@@ -1,0 +1,133 @@
+"""How long `tactical` takes to show its first screen (issue 16 point 1).
+
+    python bench/startup.py [--runs 7] [--verify]
+
+Starts, each in a fresh `python -c` subprocess, (a) a bare Textual app — a `Static` and
+a `Footer` — and (b) TACTICAL's app as `tactical` builds it (`tactical_tui.cli` imported,
+`TacticalApp(lang=...)` with the shipped card data), both headless at 80×24, and stops
+each one right after the first paint of its first screen: for TACTICAL, the first paint
+of the title screen (the first `App._display` of a `TitleScreen` — the frame a terminal
+would show). The two alternate (bare, tactical, bare, tactical, …) so that a machine's
+changing load falls on both alike; the bench prints each run, then the medians of the
+wall time from process start to exit (`time.perf_counter` around the subprocess), their
+ratio, and the peak RSS of each (the child's own `ru_maxrss`, from `os.wait4`).
+
+`--verify` prints the first frame each child painted (the bench's check that it stops
+at the title screen's first paint, with the menu on it).
+
+Saves go to a fresh temporary folder (TACTICAL_SAVE_DIR), the card-data cache to the
+user cache folder as in a real start (TACTICAL_CACHE_DIR to point it elsewhere); the
+first tactical run of a bench fills the cache if it is empty, the others read it —
+like every start of the game after the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The hook shared by both children: exit right after the first paint of the screen the
+# app shows first (`kind`: a Screen subclass), optionally printing that frame.
+_HOOK = """
+import sys
+from textual.app import App
+_orig = App._display
+_done = []
+def _display(self, screen, renderable):
+    _orig(self, screen, renderable)
+    if renderable is not None and not _done and isinstance(screen, KIND):
+        _done.append(1)
+        if VERIFY:
+            print(type(screen).__name__)
+            for strip in screen._compositor.render_strips():
+                print(strip.text.rstrip())
+        self.exit()
+App._display = _display
+"""
+
+BARE = """
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+KIND = Screen
+""" + _HOOK + """
+class Bare(App):
+    BINDINGS = [("ctrl+q", "quit", "Quit")]
+    def compose(self) -> ComposeResult:
+        yield Static("T A C T I C A L")
+        yield Footer()
+Bare().run(headless=True, size=(80, 24))
+"""
+
+TACTICAL = """
+import tactical_tui.cli
+from tactical_tui.app import TacticalApp
+from tactical_tui.menus import TitleScreen
+KIND = TitleScreen
+""" + _HOOK + """
+TacticalApp(lang=LANG).run(headless=True, size=(80, 24))
+"""
+
+
+def run_child(code: str, env: dict) -> tuple[float, float, str]:
+    """(seconds from start to exit, peak RSS in MiB, standard output) of one child. The
+    output goes to temporary files and the child is reaped with `os.wait4`, which gives
+    that child's own resource usage (RUSAGE_CHILDREN would be the largest of all)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT,
+                                stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"child failed ({proc.returncode}):\n{err.read()}")
+        return elapsed, usage.ru_maxrss / 1024, out.read()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=7, help="runs of each (alternated)")
+    ap.add_argument("--lang", default="en", choices=("ja", "en"))
+    ap.add_argument("--verify", action="store_true", help="print the first frame of each")
+    args = ap.parse_args()
+    saves = tempfile.mkdtemp(prefix="tactical-bench-")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               TACTICAL_SAVE_DIR=saves)
+    flags = f"VERIFY = {bool(args.verify)}\nLANG = {args.lang!r}\n"
+    codes = {"bare": flags + BARE, "tactical": flags + TACTICAL}
+    # one untimed start of each first: byte-code compiled, the card cache filled
+    for name in codes:
+        run_child(codes[name], env)
+    times: dict[str, list[float]] = {"bare": [], "tactical": []}
+    rss: dict[str, list[float]] = {"bare": [], "tactical": []}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    for i in range(args.runs):
+        for name in ("bare", "tactical"):
+            t, m, out = run_child(codes[name], env)
+            times[name].append(t)
+            rss[name].append(m)
+            print(f"run {i + 1:2} {name:8} {t * 1000:7.0f} ms  {m:5.1f} MiB", flush=True)
+            if args.verify and i == 0:
+                print(out)
+    end_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    b, tac = statistics.median(times["bare"]), statistics.median(times["tactical"])
+    print(f"\nmedians of {args.runs} alternated runs (load average {load:.2f} → {end_load:.2f}):")
+    print(f"  bare Textual app  {b * 1000:6.0f} ms  peak RSS {statistics.median(rss['bare']):5.1f} MiB")
+    print(f"  tactical          {tac * 1000:6.0f} ms  peak RSS {statistics.median(rss['tactical']):5.1f} MiB")
+    print(f"  ratio             {tac / b:6.2f}×")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
