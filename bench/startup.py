@@ -15,16 +15,17 @@ ratio, and the peak RSS of each (the child's own `ru_maxrss`, from `os.wait4`).
 `--verify` prints the first frame each child painted (the bench's check that it stops
 at the title screen's first paint, with the menu on it).
 
-Saves go to a fresh temporary folder (TACTICAL_SAVE_DIR), the card-data cache to the
-user cache folder as in a real start (TACTICAL_CACHE_DIR to point it elsewhere); the
-first tactical run of a bench fills the cache if it is empty, the others read it —
-like every start of the game after the first.
+The user folders (XDG_DATA_HOME, XDG_CACHE_HOME) point to a fresh temporary folder, so
+the save and cache folders are found as in a real start and nothing of the user's is
+touched. One untimed run of each comes first (byte code compiled, caches filled — like
+every start of the game after the first).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -101,9 +102,13 @@ def main() -> int:
     ap.add_argument("--lang", default="en", choices=("ja", "en"))
     ap.add_argument("--verify", action="store_true", help="print the first frame of each")
     args = ap.parse_args()
-    saves = tempfile.mkdtemp(prefix="tactical-bench-")
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               TACTICAL_SAVE_DIR=saves)
+    # the user folders (platformdirs: XDG_DATA_HOME, XDG_CACHE_HOME) point to a fresh
+    # temporary folder: found the way a real start finds them, and nothing of the user's
+    # is touched
+    home = tempfile.mkdtemp(prefix="tactical-bench-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TACTICAL_")}
+    env.update(PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               XDG_DATA_HOME=os.path.join(home, "data"), XDG_CACHE_HOME=os.path.join(home, "cache"))
     flags = f"VERIFY = {bool(args.verify)}\nLANG = {args.lang!r}\n"
     codes = {"bare": flags + BARE, "tactical": flags + TACTICAL}
     # one untimed start of each first: byte-code compiled, the card cache filled
@@ -120,6 +125,7 @@ def main() -> int:
             print(f"run {i + 1:2} {name:8} {t * 1000:7.0f} ms  {m:5.1f} MiB", flush=True)
             if args.verify and i == 0:
                 print(out)
+    shutil.rmtree(home, ignore_errors=True)
     end_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     b, tac = statistics.median(times["bare"]), statistics.median(times["tactical"])
     print(f"\nmedians of {args.runs} alternated runs (load average {load:.2f} → {end_load:.2f}):")

@@ -3,30 +3,37 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from textual.app import App
-from textual.widgets import RichLog
-
-from rules import Config, IllegalAction
-from rules import events as E
-from rules.cards import CardDataError, CardSet, default_cards
 
 from .i18n import t
+from .langs import default_lang
+from .menus import SetupScreen, TitleScreen
 from .safe import as_text, lines_text, plain
 from .seeds import new_seed
-from .screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen,
-                      SetupScreen, TitleScreen)
-from .table import GameTable, LogEntry, SeatSetup
-from .text import Describer, default_lang, refusal_text
 from .widgets import (ChoiceScreen, ConfirmScreen, HandOverScreen, LogScreen, TextScreen,
                       card_details, localized)
 from .help import help_text
 
-PHASE_SCREENS = {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
-                 "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
-# Events after which the app stops to show what happened (the resolution walk-through).
-RESULT_EVENTS = (E.BidsRevealed, E.BuildRevealed)
+# The title screen needs neither the rules, the AI, the card data nor the phase screens:
+# they are imported where a game needs them (tests/test_startup.py checks).
+if TYPE_CHECKING:
+    from rules.cards import CardSet
+    from .table import GameTable, LogEntry
+
+
+def phase_screens() -> dict:
+    """The screen of each phase."""
+    from .screens import BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen
+    return {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
+            "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
+
+
+def result_events() -> tuple:
+    """Events after which the app stops to show what happened (the resolution walk-through)."""
+    from rules import events as E
+    return (E.BidsRevealed, E.BuildRevealed)
 
 
 class TacticalApp(App):
@@ -43,7 +50,7 @@ class TacticalApp(App):
         self._seats = seats              # quick start with these seats (human / AI levels)
         self.autosave = autosave
         self.lang = lang or default_lang()
-        self.cards = cards or default_cards()
+        self._cards = cards              # None: the shipped card data, loaded when needed
         self.ai_delay = ai_delay
         self.table: Optional[GameTable] = None
         self.viewer = 0
@@ -55,6 +62,15 @@ class TacticalApp(App):
         self._collecting = False
         self._results_ready = False
         self._waiting_modal = False
+
+    @property
+    def cards(self) -> CardSet:
+        """The card data of new games: the shipped set is loaded on first use (a game, the
+        Continue list), not before the title screen."""
+        if self._cards is None:
+            from rules.cards import default_cards
+            self._cards = default_cards()
+        return self._cards
 
     def notify(self, message: str, *, title: str = "", severity="information",
                timeout: Optional[float] = None, markup: bool = False) -> None:
@@ -73,7 +89,7 @@ class TacticalApp(App):
         self._install_signal_handlers()
         self._watch_terminal()
         if self.autosave:
-            from .saves import clean_temp_files
+            from .savefiles import clean_temp_files
             clean_temp_files()           # left by a TACTICAL that was killed mid-write
         self.push_screen(localized(TitleScreen, self.lang)())
         if self._resume is not None:
@@ -139,6 +155,7 @@ class TacticalApp(App):
         window has open is refused with a message (its lock, saves.GameLock)."""
         from pathlib import Path
         from .saves import GameLock, SaveError, SaveLocked, list_games, read
+        from .table import GameTable
         if path:
             file = Path(path)
         else:
@@ -236,6 +253,9 @@ class TacticalApp(App):
 
     def start_game(self, players: int, seats: tuple[str, ...], first_game: bool,
                    seed: Optional[int], delay: float) -> None:
+        from rules import Config
+        from rules.cards import CardDataError
+        from .table import GameTable, SeatSetup
         seed = seed if seed is not None else new_seed()
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
@@ -339,7 +359,7 @@ class TacticalApp(App):
         if phase == self._phase and not force:
             return
         self._phase = phase
-        screen = localized(PHASE_SCREENS[phase], self.lang)()
+        screen = localized(phase_screens()[phase], self.lang)()
         if self._phase_screen() is not None:
             self.switch_screen(screen)
         else:
@@ -411,6 +431,8 @@ class TacticalApp(App):
         """A human seat's action."""
         if self.table is None or self.busy:
             return
+        from rules import IllegalAction
+        from .text import refusal_text
         try:
             entries = self.table.submit(action)
         except IllegalAction as exc:
@@ -458,6 +480,7 @@ class TacticalApp(App):
 
     def _after(self, entries: list[LogEntry]) -> None:
         self._check_save()
+        from textual.widgets import RichLog
         scr = self._phase_screen()
         if scr is not None and scr._ready:
             log = scr.query_one("#log", RichLog)
@@ -465,7 +488,7 @@ class TacticalApp(App):
                 line = self.log_line(e)
                 if line:
                     log.write(as_text(line))
-        if self.table.humans and any(isinstance(e.event, RESULT_EVENTS) for e in entries):
+        if self.table.humans and any(isinstance(e.event, result_events()) for e in entries):
             self._collecting = True     # (a game of AI seats only is watched without stops)
         if self._collecting:
             self._results.extend(entries)
@@ -479,6 +502,7 @@ class TacticalApp(App):
     # ------------------------------------------------------------------ log & modals
     def log_line(self, entry: LogEntry) -> Optional[str]:
         from rules.events import visible
+        from .text import Describer
         d = Describer(self.cards, self.lang)
         if entry.event is not None:
             if not visible(entry.event, self.viewer):
@@ -498,7 +522,9 @@ class TacticalApp(App):
                 log.write(as_text(line))
 
     def show_results(self, entries: list[LogEntry]) -> None:
-        start = next(i for i, e in enumerate(entries) if isinstance(e.event, RESULT_EVENTS))
+        from rules import events as E
+        from .text import Describer
+        start = next(i for i, e in enumerate(entries) if isinstance(e.event, result_events()))
         d = Describer(self.cards, self.lang)
         lines = []
         for e in entries[start:]:
