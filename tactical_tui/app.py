@@ -68,7 +68,7 @@ class TacticalApp(App):
         """The card data of new games: the shipped set is loaded on first use (a game, the
         Continue list), not before the title screen."""
         if self._cards is None:
-            from rules.cards import default_cards
+            from .cardcache import default_cards
             self._cards = default_cards()
         return self._cards
 

@@ -20,7 +20,7 @@ def ui(key: str, lang: str, **kw: object) -> str:
 
 
 def load_cards(path, for_game: bool = True):
-    from rules.cards import load_cards as load
+    from .cardcache import load_cards as load      # rules.cards.load_cards + the user cache
     return load(path, for_game=for_game)
 
 
