@@ -3,14 +3,16 @@
     python bench/startup.py [--runs 7] [--verify]
 
 Starts, each in a fresh `python -c` subprocess, (a) a bare Textual app — a `Static` and
-a `Footer` — and (b) TACTICAL's app as `tactical` builds it (`tactical_tui.cli` imported,
-`TacticalApp(lang=...)` with the shipped card data), both headless at 80×24, and stops
+a `Footer` — and (b) TACTICAL's app as `tactical --lang en` builds it (`tactical_tui.cli`
+imported, its arguments parsed, `TacticalApp(...)` with the shipped card data, as
+`cli.main` does), both headless at 80×24, and stops
 each one right after the first paint of its first screen: for TACTICAL, the first paint
 of the title screen (the first `App._display` of a `TitleScreen` — the frame a terminal
 would show). The two alternate (bare, tactical, bare, tactical, …) so that a machine's
 changing load falls on both alike; the bench prints each run, then the medians of the
 wall time from process start to exit (`time.perf_counter` around the subprocess), their
-ratio, and the peak RSS of each (the child's own `ru_maxrss`, from `os.wait4`).
+ratio, the CPU time (user + system: less at the mercy of other processes than the wall
+time) and the peak RSS of each (the child's own rusage, from `os.wait4`).
 
 `--verify` prints the first frame each child painted (the bench's check that it stops
 at the title screen's first paint, with the menu on it).
@@ -69,17 +71,20 @@ Bare().run(headless=True, size=(80, 24))
 """
 
 TACTICAL = """
-import tactical_tui.cli
+from tactical_tui import cli
+args = cli._parser().parse_args(["--lang", LANG])
 from tactical_tui.app import TacticalApp
 from tactical_tui.menus import TitleScreen
 KIND = TitleScreen
 """ + _HOOK + """
-TacticalApp(lang=LANG).run(headless=True, size=(80, 24))
+TacticalApp(lang=args.lang, ai_delay=args.ai_delay, quick=args.quick, seed=args.seed,
+            resume=args.resume).run(headless=True, size=(80, 24))
 """
 
 
-def run_child(code: str, env: dict) -> tuple[float, float, str]:
-    """(seconds from start to exit, peak RSS in MiB, standard output) of one child. The
+def run_child(code: str, env: dict) -> tuple[float, float, float, str]:
+    """(seconds from start to exit, CPU seconds, peak RSS in MiB, standard output) of one
+    child. The
     output goes to temporary files and the child is reaped with `os.wait4`, which gives
     that child's own resource usage (RUSAGE_CHILDREN would be the largest of all)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -93,7 +98,7 @@ def run_child(code: str, env: dict) -> tuple[float, float, str]:
         err.seek(0)
         if proc.returncode != 0:
             raise SystemExit(f"child failed ({proc.returncode}):\n{err.read()}")
-        return elapsed, usage.ru_maxrss / 1024, out.read()
+        return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read()
 
 
 def main() -> int:
@@ -101,6 +106,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=7, help="runs of each (alternated)")
     ap.add_argument("--lang", default="en", choices=("ja", "en"))
     ap.add_argument("--verify", action="store_true", help="print the first frame of each")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="keep PYTHONDONTWRITEBYTECODE as it is in the environment (default: "
+                         "byte code cached, as in an installed or once-run TACTICAL)")
     args = ap.parse_args()
     # the user folders (platformdirs: XDG_DATA_HOME, XDG_CACHE_HOME) point to a fresh
     # temporary folder: found the way a real start finds them, and nothing of the user's
@@ -109,29 +117,44 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TACTICAL_")}
     env.update(PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                XDG_DATA_HOME=os.path.join(home, "data"), XDG_CACHE_HOME=os.path.join(home, "cache"))
+    if not args.no_bytecode:
+        # a started TACTICAL has its byte code: pip compiles it at install, and a checkout
+        # writes __pycache__ on the first run. PYTHONDONTWRITEBYTECODE (set in some
+        # sandboxes) would compile every module of the checkout at every start; the
+        # bench keeps its byte code in its temporary folder instead (for both children).
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(home, "pycache")
     flags = f"VERIFY = {bool(args.verify)}\nLANG = {args.lang!r}\n"
     codes = {"bare": flags + BARE, "tactical": flags + TACTICAL}
     # one untimed start of each first: byte-code compiled, the card cache filled
     for name in codes:
         run_child(codes[name], env)
     times: dict[str, list[float]] = {"bare": [], "tactical": []}
+    cpu: dict[str, list[float]] = {"bare": [], "tactical": []}
     rss: dict[str, list[float]] = {"bare": [], "tactical": []}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     for i in range(args.runs):
         for name in ("bare", "tactical"):
-            t, m, out = run_child(codes[name], env)
+            t, c, m, out = run_child(codes[name], env)
             times[name].append(t)
+            cpu[name].append(c)
             rss[name].append(m)
-            print(f"run {i + 1:2} {name:8} {t * 1000:7.0f} ms  {m:5.1f} MiB", flush=True)
+            print(f"run {i + 1:2} {name:8} {t * 1000:7.0f} ms  (CPU {c * 1000:4.0f} ms)  "
+                  f"{m:5.1f} MiB", flush=True)
             if args.verify and i == 0:
                 print(out)
     shutil.rmtree(home, ignore_errors=True)
     end_load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     b, tac = statistics.median(times["bare"]), statistics.median(times["tactical"])
-    print(f"\nmedians of {args.runs} alternated runs (load average {load:.2f} → {end_load:.2f}):")
-    print(f"  bare Textual app  {b * 1000:6.0f} ms  peak RSS {statistics.median(rss['bare']):5.1f} MiB")
-    print(f"  tactical          {tac * 1000:6.0f} ms  peak RSS {statistics.median(rss['tactical']):5.1f} MiB")
-    print(f"  ratio             {tac / b:6.2f}×")
+    cb, ct = statistics.median(cpu["bare"]), statistics.median(cpu["tactical"])
+    cached = "no byte code cache" if "PYTHONDONTWRITEBYTECODE" in env else "byte code cached"
+    print(f"\nmedians of {args.runs} alternated runs, {cached} "
+          f"(load average {load:.2f} → {end_load:.2f}):")
+    print(f"  bare Textual app  {b * 1000:6.0f} ms  (CPU {cb * 1000:4.0f} ms)  "
+          f"peak RSS {statistics.median(rss['bare']):5.1f} MiB")
+    print(f"  tactical          {tac * 1000:6.0f} ms  (CPU {ct * 1000:4.0f} ms)  "
+          f"peak RSS {statistics.median(rss['tactical']):5.1f} MiB")
+    print(f"  ratio             {tac / b:6.2f}×   (CPU {ct / cb:.2f}×)")
     return 0
 
 

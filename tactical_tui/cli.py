@@ -142,7 +142,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.seed is not None and not valid_seed(args.seed):
         print(ui("err.seed", lang, limit=SEED_LIMIT - 1), file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else new_seed()
     try:
         if args.command == "check":
             from .scenario import check
@@ -176,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             return export_replay(args.file, args.step, args.export, lang, load_cards(args.cards),
                                  force=args.force)
         if args.headless:
+            seed = args.seed if args.seed is not None else new_seed()
             return headless_game(args.players, seed, lang, args.first_game, args.cards)
         if not sys.stdout.isatty():
             print(ui("err.no_tty", lang), file=sys.stderr)
