@@ -1,8 +1,12 @@
 """Card data: the schema of `cards.toml` and its loader.
 
 `cards.toml` is read with `tomllib` and structured with cattrs into the frozen attrs
-classes below. Bad data of any kind stops loading with one `CardDataError` whose message
-names the file, the card id and the field — never a traceback.
+classes below (`structure_cards`). Bad data of any kind stops loading with one
+`CardDataError` whose message names the file, the card id and the field — never a
+traceback. `load_cards` can take a `CardCache` (the app's is in the user cache folder):
+it then skips the TOML parsing of a file it has seen byte for byte, never the checks.
+tomllib and cattrs are imported, and the converter built, on first use: importing the
+rules does not need them.
 
 The rulebook (§2 内容物とカードの見方, §4 セットアップ, §7 カード構成) fixes what a card
 shows: defense cards have equip cost, bid value (1..5), material, kind (armor with a part,
