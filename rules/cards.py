@@ -1,8 +1,12 @@
 """Card data: the schema of `cards.toml` and its loader.
 
 `cards.toml` is read with `tomllib` and structured with cattrs into the frozen attrs
-classes below. Bad data of any kind stops loading with one `CardDataError` whose message
-names the file, the card id and the field — never a traceback.
+classes below (`structure_cards`). Bad data of any kind stops loading with one
+`CardDataError` whose message names the file, the card id and the field — never a
+traceback. `load_cards` can take a `CardCache` (the app's is in the user cache folder):
+it then skips the TOML parsing of a file it has seen byte for byte, never the checks.
+tomllib and cattrs are imported, and the converter built, on first use: importing the
+rules does not need them.
 
 The rulebook (§2 内容物とカードの見方, §4 セットアップ, §7 カード構成) fixes what a card
 shows: defense cards have equip cost, bid value (1..5), material, kind (armor with a part,
@@ -15,15 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 import weakref
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 import attrs
-import cattrs
 from attrs import frozen
-from cattrs.v import format_exception
 
 from .files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_number_at, is_digit_limit_error,
                     read_bounded)
@@ -440,9 +441,9 @@ def _strict(kind: type) -> Any:
 def _structure_stats(value: Any, _t: Any) -> Stats:
     if not isinstance(value, dict):
         raise TypeError("expected a table of stats")
-    unknown = sorted(set(value) - set(STATS))
+    unknown = value.keys() - _STAT_SET
     if unknown:
-        raise ValueError(f"unknown stat {unknown[0]!r} (stats: {', '.join(STATS)})")
+        raise ValueError(f"unknown stat {sorted(unknown)[0]!r} (stats: {', '.join(STATS)})")
     for k, v in value.items():
         if type(v) is not int:
             raise TypeError(f"stat {k} must be an integer")
@@ -451,13 +452,17 @@ def _structure_stats(value: Any, _t: Any) -> Stats:
     return Stats(tuple(value.get(s, 0) for s in STATS))  # type: ignore[arg-type]
 
 
+_STAT_SET = frozenset(STATS)
+
+
 def _structure_requirements(value: Any, _t: Any) -> Requirements:
     """A skill's `requires` table: only the stats it lists (§2 スキルの発動条件)."""
     listed = _structure_stats(value, _t)
     return Requirements(tuple((s, listed[s]) for s in STATS if s in value))
 
 
-def _make_converter() -> cattrs.Converter:
+def _make_converter() -> Any:
+    import cattrs
     conv = cattrs.Converter(forbid_extra_keys=True)
     conv.register_structure_hook(int, _strict(int))
     conv.register_structure_hook(str, _strict(str))
@@ -467,10 +472,18 @@ def _make_converter() -> cattrs.Converter:
     return conv
 
 
-_CONVERTER = _make_converter()
+_CONVERTER: list = []                # built on first use: importing rules needs no cattrs
+
+
+def _converter() -> Any:
+    if not _CONVERTER:
+        _CONVERTER.append(_make_converter())
+    return _CONVERTER[0]
 
 
 def _format(exc: BaseException, type_: Any) -> str:
+    import cattrs
+    from cattrs.v import format_exception
     if isinstance(exc, FieldProblem):
         return f"{exc}\x00{exc.field}"
     if isinstance(exc, (ValueError, TypeError)) and not isinstance(exc, cattrs.BaseValidationError):
@@ -490,6 +503,7 @@ def _first_problem(exc: BaseException) -> tuple[str, str]:
     """(field path, problem) of the first error in a cattrs exception."""
     if isinstance(exc, FieldProblem):
         return exc.field, str(exc)
+    import cattrs
     lines = cattrs.transform_error(exc, path="", format_exception=_format)
     line = lines[0] if lines else str(exc)
     problem, _, path = line.rpartition(" @ ")
@@ -516,8 +530,13 @@ def _unknown_keys(entry: dict, cls: type) -> Optional[tuple[str, str]]:
 
 def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
     """Parse card data from TOML text. Raises CardDataError with one clear message."""
+    return structure_cards(_read_toml(text, source), source)
+
+
+def _read_toml(text: str, source: str) -> dict:
+    import tomllib
     try:
-        raw = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CardDataError(f"{source}: not valid TOML: {exc}", source=source) from None
     except RecursionError:
@@ -528,6 +547,15 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
             raise
         raise CardDataError(f"{source}: a number with more than {DIGIT_LIMIT} digits",
                             "huge_number", source, digits=DIGIT_LIMIT) from None
+
+
+def structure_cards(raw: Any, source: str = "cards.toml") -> CardSet:
+    """The card set of the tables of a card data file (what `tomllib` makes of its text),
+    checked field by field (the schema's types and rules, then `_cross_check`). Raises
+    CardDataError with one clear message. The one way card data becomes a CardSet:
+    `parse_cards` and the card cache (`load_cards`) both come through here."""
+    if not isinstance(raw, dict):
+        raise CardDataError(f"{source}: the card data must be a table of sections", source=source)
     huge = huge_number_at(raw)
     if huge is not None:
         raise CardDataError(f"{source}: {huge}: the number is too large (the limit is "
@@ -563,7 +591,7 @@ def parse_cards(text: str, source: str = "cards.toml") -> CardSet:
             if unknown:
                 raise CardDataError(f"{source}: {name} {ident!r}, field {unknown[0]}: {unknown[1]}")
             try:
-                items.append(_CONVERTER.structure(entry, cls))
+                items.append(_converter().structure(entry, cls))
             except Exception as exc:  # noqa: BLE001 - every problem becomes one message
                 path, problem = _first_problem(exc)
                 where = f", field {path}" if path else ""
@@ -661,13 +689,71 @@ def _cross_check(groups: dict[str, tuple], source: str) -> None:
 MAX_CARD_BYTES = 2 * 1024 * 1024
 
 
-def load_cards(path: str | Path | None = None, for_game: bool = True) -> CardSet:
+class CardCache(Protocol):
+    """Where `load_cards` keeps what it made of a card data file, between runs: the app's
+    lives in the user cache folder (tactical_tui/cardcache.py). rules writes nothing
+    itself: it hands the cache bytes to keep and checks every byte it gets back.
+
+    `get` returns the bytes kept under `key` (None: none, or unreadable); `put` keeps
+    them (a cache that cannot write simply keeps nothing). Neither raises."""
+
+    def get(self, key: str) -> Optional[bytes]: ...
+
+    def put(self, key: str, data: bytes) -> None: ...
+
+
+# What a cache entry holds (JSON): {"format": CACHE_FORMAT, "file": the sha256 of the
+# card data file's bytes (the key), "data_hash": the CardSet's data_hash, "tables": what
+# tomllib made of the file}. Only the TOML parsing is saved: the tables are structured
+# and checked by `structure_cards` on every load, like a fresh parse — a change of the
+# schema in the code, or of the file, never serves old results.
+CACHE_FORMAT = 1
+_CACHE_KEYS = {"format", "file", "data_hash", "tables"}
+
+
+def _from_cache(cache: CardCache, key: str, source: str) -> Optional[CardSet]:
+    """The card set kept under `key`, or None when there is none or it is not exactly
+    what was kept: anything unreadable, of another format or key, not card tables, not
+    passing `structure_cards`, or whose tables hash differently from the recorded
+    data_hash (a damaged file) is ignored — the caller parses the file afresh."""
+    try:
+        blob = cache.get(key)
+        if blob is None:
+            return None
+        doc = json.loads(blob)
+        if not isinstance(doc, dict) or set(doc) != _CACHE_KEYS or doc["format"] != CACHE_FORMAT \
+                or doc["file"] != key or not isinstance(doc["data_hash"], str):
+            return None
+        cards = structure_cards(doc["tables"], source)
+    except Exception:  # noqa: BLE001 - a cache entry is never trusted: any problem, parse afresh
+        return None
+    return cards if cards.data_hash == doc["data_hash"] else None
+
+
+def _to_cache(cache: CardCache, key: str, raw: dict, cards: CardSet) -> None:
+    """Keep the tables of a freshly parsed file, if JSON holds them exactly."""
+    try:
+        text = json.dumps({"format": CACHE_FORMAT, "file": key, "data_hash": cards.data_hash,
+                           "tables": raw}, ensure_ascii=False, separators=(",", ":"))
+        if json.loads(text)["tables"] != raw:
+            return
+    except (TypeError, ValueError, RecursionError):
+        return
+    cache.put(key, text.encode("utf-8"))
+
+
+def load_cards(path: str | Path | None = None, for_game: bool = True,
+               cache: Optional[CardCache] = None) -> CardSet:
     """Load `cards.toml` (the shipped one by default). Raises CardDataError.
 
     Only a regular file of at most MAX_CARD_BYTES is read (`rules.files.read_bounded`).
     `for_game`: the data must be able to make a game — not empty, and `check_playable`
     (at least a 3-player game with every card); `tactical cards` lists any card data, a
-    card set being written included, and passes False."""
+    card set being written included, and passes False.
+
+    `cache`: the file is still read every time, and its sha256 looks up what an earlier
+    load made of these very bytes (`_from_cache`): the TOML parsing is skipped, the
+    checks are not. A card set from the cache equals a fresh parse (data_hash too)."""
     p = Path(path) if path is not None else DEFAULT_CARDS_PATH
     try:
         data = read_bounded(p, MAX_CARD_BYTES)
@@ -675,12 +761,18 @@ def load_cards(path: str | Path | None = None, for_game: bool = True) -> CardSet
         code = "unreadable" if exc.code == "os_error" else exc.code
         raise CardDataError(f"{p}: cannot read card data: {exc}", code, str(p),
                             **exc.params) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CardDataError(f"{p}: not UTF-8 text (byte {exc.start})", "not_utf8", str(p),
-                            byte=exc.start) from None
-    cards = parse_cards(text, source=str(p))
+    key = hashlib.sha256(data).hexdigest()
+    cards = _from_cache(cache, key, str(p)) if cache is not None else None
+    if cards is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CardDataError(f"{p}: not UTF-8 text (byte {exc.start})", "not_utf8", str(p),
+                                byte=exc.start) from None
+        raw = _read_toml(text, str(p))
+        cards = structure_cards(raw, source=str(p))
+        if cache is not None:
+            _to_cache(cache, key, raw, cards)
     if not for_game:
         return cards
     if not any((cards.families, cards.series, cards.races, cards.guilds, cards.defense,
@@ -767,8 +859,8 @@ def check_playable(cards: CardSet, players: int = 3, first_game: bool = False) -
 _DEFAULT: list[CardSet] = []
 
 
-def default_cards() -> CardSet:
-    """The shipped card set, loaded once."""
+def default_cards(cache: Optional[CardCache] = None) -> CardSet:
+    """The shipped card set, loaded once (through `cache` if the first call names one)."""
     if not _DEFAULT:
-        _DEFAULT.append(load_cards())
+        _DEFAULT.append(load_cards(cache=cache))
     return _DEFAULT[0]

@@ -145,6 +145,8 @@ DIGIT_LIMIT = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digi
 def huge_number_at(raw: Any, limit: int = NUMBER_LIMIT) -> Optional[str]:
     """The path (``config.players``, ``actions[3].seat``) of the first whole number in
     parsed JSON/TOML data whose size is `limit` or more; None if there is none."""
+    if not _has_huge_number(raw, limit):    # the common case, without building paths
+        return None
     todo: list[tuple[str, Any]] = [("", raw)]
     while todo:
         where, value = todo.pop()
@@ -157,3 +159,17 @@ def huge_number_at(raw: Any, limit: int = NUMBER_LIMIT) -> Optional[str]:
         elif isinstance(value, list):
             todo.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
     return None
+
+
+def _has_huge_number(raw: Any, limit: int) -> bool:
+    todo = [raw]
+    while todo:
+        value = todo.pop()
+        if type(value) is int:
+            if not -limit < value < limit:
+                return True
+        elif isinstance(value, dict):
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            todo.extend(value)
+    return False

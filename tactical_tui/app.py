@@ -12,19 +12,23 @@ from typing import TYPE_CHECKING, Optional
 from textual.app import App
 
 from .i18n import t
+from .langs import default_lang
+from .menus import SetupScreen, TitleScreen
 from .safe import as_text, lines_text, plain
 from .seeds import new_seed
-from .menus import SetupScreen, TitleScreen
 from .widgets import (ChoiceScreen, ConfirmScreen, HandOverScreen, LogScreen, TextScreen,
                       card_details, localized)
 from .help import help_text
 
+# The title screen needs neither the rules, the AI, the card data nor the phase screens:
+# they are imported where a game needs them (tests/test_startup.py checks).
 if TYPE_CHECKING:
     from rules.cards import CardSet
     from .table import GameTable, LiveTable, LogEntry
 
 
 def phase_screens() -> dict:
+    """The screen of each phase."""
     from .screens import BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen
     return {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
             "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
@@ -49,10 +53,8 @@ class TacticalApp(App):
         self._resume = resume            # a save file to open at start ("" = the last game)
         self._seats = seats              # quick start with these seats (human / AI levels)
         self.autosave = autosave
-        from rules.cards import default_cards
-        from .text import default_lang
         self.lang = lang or default_lang()
-        self.cards = cards or default_cards()
+        self._cards = cards              # None: the shipped card data, loaded when needed
         self.ai_delay = ai_delay
         self.live: Optional[LiveTable] = None   # the game being played
         self.feeds: dict = {}                  # seat -> views.SeatFeed (each human seat)
@@ -77,6 +79,15 @@ class TacticalApp(App):
         """An AI seat is thinking."""
         return self.live is not None and self.live.thinking is not None
 
+    @property
+    def cards(self) -> CardSet:
+        """The card data of new games: the shipped set is loaded on first use (a game, the
+        Continue list), not before the title screen."""
+        if self._cards is None:
+            from .cardcache import default_cards
+            self._cards = default_cards()
+        return self._cards
+
     def notify(self, message: str, *, title: str = "", severity="information",
                timeout: Optional[float] = None, markup: bool = False) -> None:
         """Every notification is plain text: its message names paths, card names and
@@ -93,7 +104,7 @@ class TacticalApp(App):
         self._install_signal_handlers()
         self._watch_terminal()
         if self.autosave:
-            from .saves import clean_temp_files
+            from .savefiles import clean_temp_files
             clean_temp_files()           # left by a TACTICAL that was killed mid-write
         self.push_screen(localized(TitleScreen, self.lang)())
         if self._resume is not None:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
-from rules.cards import CardSet
-
-from .cardtext import STAT_NAMES, card_summary, skill_text
 from .safe import as_text, plain
+
+if TYPE_CHECKING:            # the `tactical` command imports TYPES for its parser: the
+    from rich.console import Console   # rules and the tables only when cards are printed
+    from rich.table import Table
+
+    from rules.cards import CardSet
 
 TYPES = ("race", "guild", "family", "defense", "attack")
 
@@ -42,6 +43,10 @@ def h(key: str, lang: str, **kw: object) -> str:
 
 def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
                 initial: bool = False) -> list[Table]:
+    from rich.table import Table
+    from rich.text import Text
+
+    from .cardtext import STAT_NAMES, card_summary, skill_text
     out: list[Table] = []
     if "race" in types:
         t = Table(title=h("race", lang))
@@ -94,6 +99,8 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
 
 def print_cards(cards: CardSet, lang: str, types: tuple[str, ...], initial: bool,
                 console: Console | None = None) -> None:
-    console = console or Console()
+    if console is None:
+        from rich.console import Console
+        console = Console()
     for table in card_tables(cards, lang, types, initial):
         console.print(table)

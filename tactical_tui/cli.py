@@ -5,12 +5,30 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rules import CardDataError, Config, apply, legal_actions, load_cards, new_game, observe
-
 from .cards_cmd import TYPES
+from .langs import LANGS, default_lang
 from .safe import plain
 from .seeds import SEED_LIMIT, new_seed, valid_seed
-from .text import LANGS, Describer, default_lang, ui
+
+# The rules, the card data and text.py (the event log's catalogue, which imports the rules)
+# are imported where they are used: `tactical --help` and the title screen need none.
+
+
+def ui(key: str, lang: str, **kw: object) -> str:
+    from .text import ui as text_ui
+    return text_ui(key, lang, **kw)
+
+
+def load_cards(path, for_game: bool = True):
+    from .cardcache import load_cards as load      # rules.cards.load_cards + the user cache
+    return load(path, for_game=for_game)
+
+
+def _card_data_error() -> type:
+    """rules.cards.CardDataError, for an `except` clause (evaluated only when something
+    was raised: nothing is imported for it on the way in)."""
+    from rules.cards import CardDataError
+    return CardDataError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -82,6 +100,9 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     """Play a game between random players and print every public event (to `out`, by
     default the standard output of the moment)."""
     from ai import RandomPlayer
+    from rules import Config, apply, legal_actions, new_game, observe
+
+    from .text import Describer
     out = out if out is not None else sys.stdout
 
     cards = load_cards(cards_path)
@@ -121,7 +142,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.seed is not None and not valid_seed(args.seed):
         print(ui("err.seed", lang, limit=SEED_LIMIT - 1), file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else new_seed()
     try:
         if args.command == "check":
             from .scenario import check
@@ -155,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             return export_replay(args.file, args.step, args.export, lang, load_cards(args.cards),
                                  force=args.force)
         if args.headless:
+            seed = args.seed if args.seed is not None else new_seed()
             return headless_game(args.players, seed, lang, args.first_game, args.cards)
         if not sys.stdout.isatty():
             print(ui("err.no_tty", lang), file=sys.stderr)
@@ -170,10 +191,12 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
         _exit_on_hangup()
         from .app import TacticalApp
-        TacticalApp(lang=lang, cards=load_cards(args.cards), ai_delay=args.ai_delay,
+        # the shipped card data is loaded when a game needs it (from the cache); a file
+        # named with --cards is read now, so that a problem with it is said before the app
+        TacticalApp(lang=lang, cards=load_cards(args.cards) if args.cards else None, ai_delay=args.ai_delay,
                     quick=args.quick, seed=args.seed, resume=args.resume, seats=seats).run()
         return 0
-    except CardDataError as exc:
+    except _card_data_error() as exc:
         from .text import card_error_text
         print(plain(f"{ui('err.cards', lang)}: {card_error_text(exc, lang)}", lines=True),
               file=sys.stderr)

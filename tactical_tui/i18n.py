@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from .text import UI
+def _ui() -> dict[str, dict[str, str]]:
+    """The catalogue of text.py (it imports the rules for the event log: not loaded before
+    a key of it is asked for, so the title screen starts without the rules)."""
+    from .text import UI
+    return UI
+
 
 TUI: dict[str, dict[str, str]] = {
     # keys (Footer)
@@ -269,7 +274,7 @@ TUI: dict[str, dict[str, str]] = {
 
 
 def t(key: str, lang: str, **kw: object) -> str:
-    table = TUI.get(key) or UI[key]
+    table = TUI.get(key) or _ui()[key]
     return table.get(lang, table["en"]).format(**kw)
 
 

@@ -50,8 +50,14 @@ def _shown(cp: int) -> str:
 # Cc), line and paragraph separators, lone surrogates, and the bidi controls above.
 _UNSAFE = sorted({*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029,
                   *range(0xD800, 0xE000), *_BIDI})
-_ONE_LINE = {cp: _shown(cp) for cp in _UNSAFE}
-_LINES = {cp: v for cp, v in _ONE_LINE.items() if cp not in (0x0A, 0x09)}
+_TABLES: list[dict[int, str]] = []   # (one line, lines): built when first needed (start-up)
+
+
+def _tables() -> list[dict[int, str]]:
+    if not _TABLES:
+        one_line = {cp: _shown(cp) for cp in _UNSAFE}
+        _TABLES.extend((one_line, {cp: v for cp, v in one_line.items() if cp not in (0x0A, 0x09)}))
+    return _TABLES
 
 
 def plain(s: object, lines: bool = False) -> str:
@@ -60,7 +66,7 @@ def plain(s: object, lines: bool = False) -> str:
     s = s if isinstance(s, str) else str(s)
     if s.isprintable() or (lines and s.replace("\n", "").replace("\t", "").isprintable()):
         return s      # (the common case: nothing to do; `isprintable` is false for Cc/Zl/Zp/Cs)
-    return s.translate(_LINES if lines else _ONE_LINE)
+    return s.translate(_tables()[1 if lines else 0])
 
 
 def as_text(s: object, style: str = "", lines: bool = False) -> Text:

@@ -8,14 +8,13 @@ gives a reproducible game.
 
 from __future__ import annotations
 
-import secrets
-
 SEED_BITS = 64
 SEED_LIMIT = 1 << SEED_BITS          # seeds are 0 .. 2**64 - 1
 
 
 def new_seed() -> int:
     """A seed no one can guess (the RNG of `rules.rng` takes any int; saves take < 2**64)."""
+    import secrets                   # (hashlib and OpenSSL: not before a game needs a seed)
     return secrets.randbits(SEED_BITS)
 
 

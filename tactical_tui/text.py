@@ -6,7 +6,6 @@ The rules core yields typed events; this module turns them into one line each.
 from __future__ import annotations
 
 import errno
-import os
 from typing import Callable, Mapping
 
 from rules import events as E
@@ -14,16 +13,7 @@ from rules.cards import CardSet
 from rules.files import cap_text
 from rules.files import size_text as rules_size_text
 
-LANGS = ("ja", "en")
-
-
-def default_lang() -> str:
-    """The locale decides: ja* → Japanese, else English."""
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var)
-        if value:
-            return "ja" if value.lower().startswith("ja") else "en"
-    return "en"
+from .langs import LANGS, default_lang  # noqa: F401 - re-exported (langs.py)
 
 
 UI: dict[str, dict[str, str]] = {

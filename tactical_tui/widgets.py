@@ -4,21 +4,21 @@ quit, hand-over)."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, OptionList, RichLog, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from rules.cards import CardSet
-
-from .cardtext import card_summary, skill_text
 from .i18n import pad, t
 from .safe import as_text, plain
+
+if TYPE_CHECKING:                # the menus import this module: no rules at start-up
+    from rules.cards import CardSet
 
 MIN_W, MIN_H = 80, 24
 _CLASSES: dict = {}
@@ -180,11 +180,12 @@ class LogScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
+            from textual.widgets import RichLog   # (rich.pretty and attrs: not at start-up)
             yield RichLog(id="full-log", wrap=True, markup=False, min_width=20)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        log = self.query_one("#full-log", RichLog)
+        log = self.query_one("#full-log")
         for line in self.lines:
             log.write(as_text(line))
         log.focus()
@@ -234,6 +235,7 @@ class HandOverScreen(Guarded, Screen):
 
 
 def card_details(cards: CardSet, cid: str, lang: str) -> tuple[str, str]:
+    from .cardtext import card_summary, skill_text
     c = cards.card(cid)
     lines = [card_summary(cards, c, lang), ""]
     lines += [skill_text(cards, s, lang) for s in c.skills]

@@ -24,6 +24,20 @@ from rules.state import BID_ROUNDS, Bid, BiddingState, GameState, Phase
 TEST_CARDS_PATH = Path(__file__).resolve().parent / "data" / "test_cards.toml"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _card_cache_folder(tmp_path_factory):
+    """The card-data cache of the app (tactical_tui/cardcache.py) in a folder of the test
+    run, not the user's cache folder (subprocesses inherit it)."""
+    import os
+    old = os.environ.get("TACTICAL_CACHE_DIR")
+    os.environ["TACTICAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("card-cache"))
+    yield
+    if old is None:
+        os.environ.pop("TACTICAL_CACHE_DIR", None)
+    else:
+        os.environ["TACTICAL_CACHE_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def cards() -> CardSet:
     """The small test card set (not the shipped cards.toml, which is being rewritten)."""
