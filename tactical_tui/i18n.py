@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from rich.cells import cell_len
+from rich.text import Text
 
 from .text import UI
 
@@ -113,6 +116,7 @@ TUI: dict[str, dict[str, str]] = {
     "bid.title": {"ja": "武器入札 第{r}/{n}ラウンド", "en": "Weapon bidding, round {r}/{n}"},
     "bid.targets": {"ja": "入札対象（今回）", "en": "Targets (this round)"},
     "bid.next": {"ja": "次回", "en": "Next"},
+    "bid.marks": {"ja": "▼n=伏せた入札 ▷=次回", "en": "▼n=bids ▷=next"},
     "bid.hand": {"ja": "入札に使うカード", "en": "Card to bid"},
     "bid.seats": {"ja": "席", "en": "Seats"},
     "bid.leader": {"ja": "開始", "en": "leads"},
@@ -153,9 +157,11 @@ TUI: dict[str, dict[str, str]] = {
                         "en": "Until everyone has confirmed, w takes it back to change the build"},
     "build.final": {"ja": "全員が確定しました。ビルドはもう変更できません",
                     "en": "Everyone has confirmed: the builds can no longer change"},
-    "zone.equip": {"ja": "装備", "en": "EQP"},
-    "zone.materialize": {"ja": "マテ", "en": "MAT"},
-    "zone.unused": {"ja": "－－", "en": "---"},
+    "zone.equip": {"ja": "装", "en": "E"},
+    "zone.materialize": {"ja": "マ", "en": "M"},
+    "zone.unused": {"ja": "－", "en": "-"},
+    "zone.legend": {"ja": "[装]=装備 [マ]=マテリアル化 [－]=未使用",
+                    "en": "[E]=equipped [M]=materialized [-]=unused"},
     "reveal.builds": {"ja": "公開確認", "en": "The reveal check"},
     "reveal.fix": {"ja": "ビルドに違反があります。外すカードを選んでください。",
                    "en": "Your build breaks a rule. Choose a card to remove."},
@@ -226,14 +232,186 @@ def t(key: str, lang: str, **kw: object) -> str:
     return table.get(lang, table["en"]).format(**kw)
 
 
-def pad(text: str, width: int) -> str:
-    """Pad or cut `text` to `width` terminal cells (Japanese is double-width)."""
-    out = ""
+ELLIPSIS = "…"
+
+
+def clip(text: str, width: int, marker: str = ELLIPSIS) -> str:
+    """`text` in at most `width` terminal cells (Japanese is double-width): whole if it
+    fits, else cut by cell width and ended with `marker`, so a cut is always visible."""
+    if cell_len(text) <= width:
+        return text
+    limit = width - cell_len(marker)
+    if limit < 0:
+        return marker[:max(0, width)]
+    out = []
     used = 0
     for ch in text:
         w = cell_len(ch)
-        if used + w > width:
+        if used + w > limit:
             break
-        out += ch
+        out.append(ch)
         used += w
-    return out + " " * (width - used)
+    return "".join(out).rstrip() + marker
+
+
+def pad(text: str, width: int) -> str:
+    """`text` padded to exactly `width` cells, or cut with a visible "…" (see `clip`)."""
+    text = clip(text, width)
+    return text + " " * (width - cell_len(text))
+
+
+# ------------------------------------------------------------------ line breaking
+# Japanese line breaking (禁則処理, after JIS X 4051): no line starts with a closing
+# bracket, a comma or full stop, a small kana, a prolonged-sound mark, an iteration mark or
+# a middle dot; no line ends with an opening bracket. A run of katakana (a loan word such
+# as カード) and a run of Latin letters and digits (Enter, HP6, 1/2) are never split, and
+# neither is a phrase given in `keep` (card and skill names) that fits on one line.
+NO_START = frozenset("、。，．,.）)」』】〕〉》］]｝}〙〗・･:：;；?？!！‼ー―‐…‥ぁぃぅぇぉっゃゅょゎゕゖ"
+                     "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ々〻ゝゞヽヾ〜～%％’”")
+NO_END = frozenset("（(「『【〔〈《［[｛{〘〖‘“")
+
+
+def _katakana(ch: str) -> bool:
+    return ("\u30a0" <= ch <= "\u30ff" and ch != "・") or "\uff66" <= ch <= "\uff9f" \
+        or "\u31f0" <= ch <= "\u31ff"
+
+
+def _breaks(text: str, keep: Iterable[str], width: int) -> list[bool]:
+    """allowed[i]: a line may break before text[i] (0 < i < len(text))."""
+    n = len(text)
+    allowed = [False] * (n + 1)
+    for i in range(1, n):
+        a, b = text[i - 1], text[i]
+        if a == " " or b == " ":
+            ok = True
+        elif cell_len(a) == 2 or cell_len(b) == 2:     # next to a wide (CJK) character
+            # not inside a katakana word, nor between a number and its word (3枚, 体力6)
+            ok = not (_katakana(a) and _katakana(b)) and not (a.isdigit() or b.isdigit())
+        else:                                          # inside a Latin word
+            ok = False
+        if b in NO_START or a in NO_END:
+            ok = b == " " and a not in NO_END           # (a space may still break)
+        allowed[i] = ok
+    for phrase in sorted(set(keep), key=len, reverse=True):
+        if not phrase or cell_len(phrase) > width:
+            continue
+        start = text.find(phrase)
+        while start >= 0:
+            for i in range(start + 1, start + len(phrase)):
+                allowed[i] = False
+            start = text.find(phrase, start + len(phrase))
+    return allowed
+
+
+def line_spans(text: str, width: int, keep: Iterable[str] = ()) -> list[tuple[int, int, int]]:
+    """Break one paragraph into lines of at most `width` cells: (start, end, indent) per
+    line, `indent` the spaces a continuation line starts with (the paragraph's own
+    indent). Trailing spaces are dropped; a piece wider than a line is cut by cells."""
+    if width <= 0 or cell_len(text) <= width:
+        return [(0, len(text), 0)]
+    lead = len(text) - len(text.lstrip(" "))
+    indent = lead if lead * 2 < width else 0
+    allowed = _breaks(text, keep, width - indent)
+    chunks, start = [], 0
+    for i in range(1, len(text)):
+        if allowed[i]:
+            chunks.append((start, i))
+            start = i
+    chunks.append((start, len(text)))
+    spans: list[tuple[int, int, int]] = []
+    line_start = line_end = None
+    used, ind = 0, 0
+
+    def emit() -> None:
+        nonlocal line_start, line_end, used, ind
+        if line_start is not None:
+            end = line_end
+            while end > line_start and text[end - 1] == " ":
+                end -= 1
+            spans.append((line_start, end, ind))
+        line_start = line_end = None
+        used, ind = 0, indent
+
+    for a, b in chunks:
+        piece = text[a:b]
+        blank = not piece.strip(" ")
+        if line_start is None and spans and blank:
+            continue                                   # no spaces at a continuation's start
+        w = cell_len(piece)
+        if used + w <= width or (blank and line_start is not None):
+            if line_start is None:
+                line_start = a
+            if used + w > width:                       # spaces past the edge: break here
+                line_end = a
+                emit()
+                continue
+            line_end = b
+            used += w
+            continue
+        emit()
+        while cell_len(text[a:b]) > width - ind:       # wider than a line: fold by cells
+            cut, u = a, 0
+            while cut < b and u + cell_len(text[cut]) <= width - ind:
+                u += cell_len(text[cut])
+                cut += 1
+            cut = max(cut, a + 1)
+            spans.append((a, cut, ind))
+            ind = indent
+            a = cut
+        line_start, line_end, used = a, b, ind + cell_len(text[a:b])
+    emit()
+    return spans or [(0, 0, 0)]
+
+
+def break_lines(text: str, width: int, keep: Iterable[str] = ()) -> list[str]:
+    """`text` (several paragraphs, one a line) as lines of at most `width` cells."""
+    out = []
+    for para in text.split("\n"):
+        out += [" " * ind + para[a:b] for a, b, ind in line_spans(para, width, keep)]
+    return out
+
+
+class Wrapped:
+    """A rich renderable: `text` broken into lines by `line_spans` at the width it is
+    drawn in (Japanese line-breaking rules; `keep` phrases such as card names stay on one
+    line), with its styles kept."""
+
+    def __init__(self, text: Text, keep: Iterable[str] = ()) -> None:
+        self.text = text
+        self.keep = tuple(keep)
+
+    def lines(self, width: int) -> list[Text]:
+        out = []
+        for para in self.text.split("\n", allow_blank=True):
+            for a, b, ind in line_spans(para.plain, width, self.keep):
+                out.append(Text(" " * ind) + para[a:b] if ind else para[a:b])
+        return out
+
+    def __rich_console__(self, console, options):
+        body = Text("\n").join(self.lines(options.max_width))
+        body.stylize(self.text.style)
+        body.no_wrap = True
+        body.overflow = "crop"
+        body.end = ""
+        yield body
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+        widest = max((cell_len(p) for p in self.text.plain.split("\n")), default=0)
+        return Measurement(min(widest, 8), widest)
+
+
+def keep_names(cards, lang: str) -> frozenset:
+    """The card, skill, race and guild names of `cards` in `lang` (kept whole on a line)."""
+    key = (id(cards), lang)
+    if key not in _KEEP:
+        names = set()
+        for group in (cards.defense, cards.attack, cards.races, cards.guilds):
+            names.update(x.name.get(lang) for x in group)
+        for c in cards.defense + cards.attack:
+            names.update(s.name.get(lang) for s in c.skills)
+        _KEEP[key] = frozenset(n for n in names if n)
+    return _KEEP[key]
+
+
+_KEEP: dict = {}

@@ -18,7 +18,7 @@ from .cardtext import STAT_SHORT
 from .i18n import pad, t
 from .safe import as_text, lines_text, plain
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
-from .widgets import BaseScreen, card_line
+from .widgets import BaseScreen, LogView, card_line, wrapped
 
 
 class GameScreen(BaseScreen):
@@ -39,7 +39,7 @@ class GameScreen(BaseScreen):
         yield Static("", id="topbar")
         with Vertical(id="body"):
             yield from self.compose_body()
-            yield RichLog(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
+            yield LogView(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
         yield from self.compose_guard()
         from textual.widgets import Footer
         yield Footer(compact=True)
@@ -98,6 +98,12 @@ class GameScreen(BaseScreen):
     def highlighted_card(self):
         return None
 
+    def row_width(self, list_id: str, cells: int) -> int:
+        """`cells`, or fewer when the list is drawn narrower (a scroll bar): the width
+        of a list's rows, so that no row wraps."""
+        width = self.query_one(list_id, OptionList).scrollable_content_region.width
+        return min(cells, width) if width > 0 else cells
+
     def fill(self, list_id: str, title: str, options: list[Option], selectable: int | None = None
              ) -> OptionList:
         """Refill a list, keeping the cursor where it was (within the first `selectable`
@@ -155,7 +161,8 @@ class DraftScreen(GameScreen):
             f"{self.tr('draft.left', n=len(obs.hand))}  — {self.status()}"))
         legal = {a.card for a in self.legal()}
         hand = self.fill("#hand", self.tr("draft.hand"), [
-            Option(card_line(self.cards, c, self.lang, 35), id=c, disabled=c not in legal)
+            Option(card_line(self.cards, c, self.lang, self.row_width("#hand", 35)), id=c,
+                   disabled=c not in legal)
             for c in obs.hand])
         hand.focus()
         info = []
@@ -170,7 +177,7 @@ class DraftScreen(GameScreen):
         for r, targets in ((obs.bid_round or 0, obs.targets), ((obs.bid_round or 0) + 1, obs.upcoming)):
             if targets:
                 info.append(f"{self.tr('draft.targets', r=r + 1)}:")
-                info += [" " + str(card_line(self.cards, c, self.lang, 35)) for c in targets]
+                info += [" " + str(card_line(self.cards, c, self.lang, 36)) for c in targets]
         picks = obs.picks
         mat = sum(self.cards.card(c).material for c in picks)
         bids = ",".join(str(self.cards.card(c).bid) for c in sorted(picks, key=lambda c: -self.cards.card(c).bid))
@@ -180,7 +187,7 @@ class DraftScreen(GameScreen):
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
-        side.update(lines_text(info))
+        side.update(wrapped(self, lines_text(info)))
 
     def highlighted_card(self):
         hand = self.query_one("#hand", OptionList)
@@ -214,18 +221,21 @@ class BidScreen(GameScreen):
             f"{self.tr('bid.title', r=(obs.bid_round or 0) + 1, n=rounds)}  "
             f"{self.seat_name(self.seat)} — {self.status()}"))
         options = []
+        width = self.row_width("#targets", 39) - 3      # the name gets the cells it needs
         for c in obs.targets:
             downs = sum(1 for s in obs.seats for x in s.face_down_bids if x == c)
-            mark = f" ▼{downs}" if downs else ""
-            options.append(Option(card_line(self.cards, c, self.lang, 33) + Text(mark), id=c))
+            mark = pad(f"▼{downs}" if downs else "", 3)
+            options.append(Option(Text(mark) + card_line(self.cards, c, self.lang, width), id=c))
         for c in obs.upcoming:
-            options.append(Option(Text(f"({self.tr('bid.next')}) ") + card_line(self.cards, c, self.lang, 28),
+            options.append(Option(Text("▷  ") + card_line(self.cards, c, self.lang, width),
                                   id="next:" + c, disabled=True))
-        targets = self.fill("#targets", self.tr("bid.targets"), options, len(obs.targets))
+        targets = self.fill("#targets", self.tr("bid.targets") + "  " + self.tr("bid.marks"),
+                            options, len(obs.targets))
         bid_cards = sorted((c for c in obs.hand if not self.cards.card(c).is_attack),
                            key=lambda c: -self.cards.card(c).bid)
         self.fill("#hand", self.tr("bid.hand"),
-                  [Option(card_line(self.cards, c, self.lang, 36), id=c) for c in bid_cards])
+                  [Option(card_line(self.cards, c, self.lang, self.row_width("#hand", 38)), id=c)
+                   for c in bid_cards])
         lines = []
         for s in obs.seats:
             bits = [self.seat_name(s.seat)]
@@ -244,7 +254,7 @@ class BidScreen(GameScreen):
             lines.append(self.tr("bid.no_cards"))
         side = self.query_one("#seats", Static)
         side.border_title = self.tr("bid.seats")
-        side.update(lines_text(lines))
+        side.update(wrapped(self, lines_text(lines)))
         if self.focused is None or self.focused.id not in ("targets", "hand"):
             targets.focus()
         self.show_chosen_target()
@@ -339,12 +349,13 @@ class BuildScreen(GameScreen):
         kinds = {"weapon": 0, "magic": 1, "armor": 2, "shield": 3, "accessory": 4}
         owned = sorted(obs.equipped + obs.materialized + obs.hand,
                        key=lambda c: (kinds[self.cards.card(c).type], self.cards.card(c).name.get(self.lang), c))
+        width = self.row_width("#cards", 41)
         ol = self.fill("#cards", self.tr("build.cards"), [
-            Option(card_line(self.cards, c, self.lang, 38,
-                             extra=f"[{pad(self.tr('zone.' + self.zone_of(obs, c)), 4)}] "), id=c)
+            Option(card_line(self.cards, c, self.lang, width,
+                             extra=f"[{self.tr('zone.' + self.zone_of(obs, c))}] "), id=c)
             for c in owned])
         ol.focus()
-        self.query_one("#check", Static).update(self.check_text(obs))
+        self.query_one("#check", Static).update(wrapped(self, self.check_text(obs)))
         self.query_one("#check", Static).border_title = self.tr("build.check")
         self.refresh_bindings()
 
@@ -390,6 +401,7 @@ class BuildScreen(GameScreen):
             lines.append(self.tr("build.unconfirm"))
         if obs.pending.kind == "reveal_fix" and self.seat in obs.pending.seats:
             lines.append(self.tr("reveal.fix"))
+        lines.append(self.tr("zone.legend"))
         lines.append(self.tr("legend.cbm"))
         return lines_text(lines)
 
@@ -664,7 +676,7 @@ class BattleScreen(GameScreen):
         seats.update(self.seats_text())
         info = self.query_one("#info", Static)
         info.border_title = self.tr("battle.info")
-        info.update(self.info_text())
+        info.update(wrapped(self, self.info_text()))
 
     def on_option_list_option_highlighted(self, event) -> None:
         if event.option_list.id == "actions":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,7 +18,7 @@ from textual.widgets.option_list import Option
 from rules.cards import CardSet
 
 from .cardtext import card_summary, skill_text
-from .i18n import pad, t
+from .i18n import Wrapped, keep_names, pad, t
 from .safe import as_text, plain
 
 MIN_W, MIN_H = 80, 24
@@ -80,7 +81,8 @@ class BaseScreen(Guarded, Screen):
 
 
 def card_line(cards: CardSet, cid: str, lang: str, width: int = 34, extra: str = "") -> Text:
-    """A card as one line: name, kind and its numbers (cell-width aware)."""
+    """A card as one line of `width` cells: `extra`, the name, then its kind and numbers
+    right-aligned (measured by cell width, never len())."""
     c = cards.card(cid)
     name = plain(c.name.get(lang))
     if c.is_attack:
@@ -101,9 +103,30 @@ def card_line(cards: CardSet, cid: str, lang: str, width: int = 34, extra: str =
         else:
             part = "飾" if lang == "ja" else "acc"
         tail = f"{part} {t('cost', lang)}{c.cost} {t('bid', lang)}{c.bid} {t('mat', lang)}{c.material}"
-    from rich.cells import cell_len
-    text = pad(extra + name, max(8, width - cell_len(tail) - 1)) + " " + tail
-    return Text(text)
+    # the name gets every cell the numbers leave; a name that still does not fit is
+    # shortened with a visible "…" (the details, d, show it in full)
+    room = max(4, width - cell_len(extra) - cell_len(tail) - 1)
+    return Text(extra + pad(name, room) + " " + tail)
+
+
+class LogView(RichLog):
+    """A log whose lines break by the Japanese line-breaking rules (i18n.line_spans):
+    no line starts with 、。）」, a card name is not split across lines."""
+
+    def write(self, content, *args, **kw):
+        if isinstance(content, Text):
+            content = Wrapped(content, self.keep())
+        return super().write(content, *args, **kw)
+
+    def keep(self):
+        cards = getattr(self.app, "cards", None)
+        return keep_names(cards, self.app.lang) if cards is not None else ()
+
+
+def wrapped(widget, text: Text) -> Wrapped:
+    """`text` to show in `widget` (a Static), broken by the Japanese rules."""
+    cards = getattr(widget.app, "cards", None)
+    return Wrapped(text, keep_names(cards, widget.app.lang) if cards is not None else ())
 
 
 # ------------------------------------------------------------------------- modals
@@ -158,8 +181,8 @@ class TextScreen(ModalScreen):
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
             with VerticalScroll(id="text-scroll"):
-                yield Static(as_text(self.body, lines=True) if isinstance(self.body, str) else self.body,
-                             id="text-body")
+                body = as_text(self.body, lines=True) if isinstance(self.body, str) else self.body
+                yield Static(wrapped(self, body) if isinstance(body, Text) else body, id="text-body")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -180,7 +203,7 @@ class LogScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
-            yield RichLog(id="full-log", wrap=True, markup=False, min_width=20)
+            yield LogView(id="full-log", wrap=True, markup=False, min_width=20)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
