@@ -172,7 +172,12 @@ TUI: dict[str, dict[str, str]] = {
     "battle.info": {"ja": "情報", "en": "Info"},
     "battle.legend": {"ja": "[n]=アタックエリア !n!=クリティカル", "en": "[n]=attack area !n!=critical"},
     "battle.out": {"ja": "退場", "en": "out"},
+    "battle.at": {"ja": "位置{area}", "en": "at {area}"},
     "battle.bag": {"ja": "バッグ", "en": "Bag"},
+    "battle.bag_mine.attack": {"ja": "あなたのアタック用バッグ", "en": "your attack bag"},
+    "battle.bag_mine.counter": {"ja": "あなたのカウンター用バッグ", "en": "your counter bag"},
+    "battle.bag_of.attack": {"ja": "{who}のアタック用バッグ", "en": "{who}'s attack bag"},
+    "battle.bag_of.counter": {"ja": "{who}のカウンター用バッグ", "en": "{who}'s counter bag"},
     "battle.drawn": {"ja": "引いた", "en": "Drawn"},
     "battle.total": {"ja": "合計{n}", "en": "total {n}"},
     "battle.odds": {"ja": "次の1枚: ミス{miss}/{n} 0が{zero}/{n} 1以上{pos}/{n}",
@@ -181,6 +186,8 @@ TUI: dict[str, dict[str, str]] = {
     "battle.mybuild": {"ja": "あなたのビルド", "en": "Your build"},
     "act.move": {"ja": "移動 → エリア{area}", "en": "Move → area {area}"},
     "act.rest": {"ja": "休息（魔力+1、手番終了）", "en": "Rest (+1 mana, ends the turn)"},
+    "act.rest_full": {"ja": "休息（魔力は最大なので回復なし、手番終了）",
+                      "en": "Rest (mana is full: gains nothing, ends the turn)"},
     "act.end": {"ja": "手番終了", "en": "End the turn"},
     "act.attack": {"ja": "アタック: {card}《{skill}》", "en": "Attack: {card} ({skill})"},
     "act.counter": {"ja": "カウンター: {card}《{skill}》", "en": "Counter: {card} ({skill})"},
@@ -191,7 +198,9 @@ TUI: dict[str, dict[str, str]] = {
     "act.declare": {"ja": "スキル宣言《{skill}》（魔力{mana}）", "en": "Declare {skill} (mana {mana})"},
     "act.done": {"ja": "宣言終了", "en": "Done"},
     "act.done_targets": {"ja": "ターゲット決定", "en": "Done choosing targets"},
-    "act.target": {"ja": "ターゲット: {seat}（エリア{area}、体力{hp}）", "en": "Target {seat} (area {area}, HP {hp})"},
+    # (the prompt says "choose targets": each option names the seat, so that it and its
+    # ★critical mark fit on one line of the action list)
+    "act.target": {"ja": "{seat}（エリア{area}・体力{hp}）", "en": "{seat} (area {area}, HP {hp})"},
     "act.area": {"ja": "エリア{area}を選ぶ", "en": "Choose area {area}"},
     "act.unluck": {"ja": "アンラックを使う（ミスなし、最大3枚）", "en": "Use unluck (no miss, at most 3 chips)"},
     "act.keep_unluck": {"ja": "使わない", "en": "Keep the unluck chips"},
@@ -267,8 +276,8 @@ def pad(text: str, width: int) -> str:
 # as カード) and a run of Latin letters and digits (Enter, HP6, 1/2) are never split, and
 # neither is a phrase given in `keep` (card and skill names) that fits on one line.
 NO_START = frozenset("、。，．,.）)」』】〕〉》］]｝}〙〗・･:：;；?？!！‼ー―‐…‥ぁぃぅぇぉっゃゅょゎゕゖ"
-                     "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ々〻ゝゞヽヾ〜～%％’”")
-NO_END = frozenset("（(「『【〔〈《［[｛{〘〖‘“")
+                     "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ々〻ゝゞヽヾ〜～%％’”=＝")
+NO_END = frozenset("（(「『【〔〈《［[｛{〘〖‘“=＝")
 
 
 def _katakana(ch: str) -> bool:
@@ -392,7 +401,6 @@ class Wrapped:
         body.stylize(self.text.style)
         body.no_wrap = True
         body.overflow = "crop"
-        body.end = ""
         yield body
 
     def __rich_measure__(self, console, options):

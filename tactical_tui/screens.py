@@ -15,10 +15,15 @@ from rules.battle import AREAS, RANGE_AREA, RANGE_CRIT, distance, step_area
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 
 from .cardtext import STAT_SHORT
-from .i18n import pad, t
+from .i18n import clip, pad, t
 from .safe import as_text, lines_text, plain
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
 from .widgets import BaseScreen, LogView, card_line, wrapped
+
+
+def seat_mark(seat: int, me: int) -> str:
+    """A seat on the field: @ for the viewer's own seat, else a circled number (②)."""
+    return "@" if seat == me else "①②③④⑤⑥⑦⑧⑨"[seat] if seat < 9 else str(seat + 1)
 
 
 class GameScreen(BaseScreen):
@@ -532,7 +537,8 @@ class BattleScreen(GameScreen):
         if isinstance(a, A.Move):
             return self.tr("act.move", area=step_area(me.area, a.step))
         if isinstance(a, A.Rest):
-            return self.tr("act.rest")
+            full = me.race and me.mana >= final_stats(c, me.race, me.equipped)["mana"]
+            return self.tr("act.rest_full" if full else "act.rest")
         if isinstance(a, A.EndTurn):
             return self.tr("act.end")
         if isinstance(a, (A.StartAttack, A.StartCounter)):
@@ -548,13 +554,15 @@ class BattleScreen(GameScreen):
             return self.tr("act.done_targets" if obs.pending.kind == "targets" else "act.done")
         if isinstance(a, A.ChooseTarget):
             s = obs.seats[a.target]
-            label = self.tr("act.target", seat=self.seat_name(a.target), area=s.area, hp=s.hp)
+            crit = ""
             atk = obs.battle.attack
             if atk is not None and s.area is not None:
                 rng_ = c.skill(atk.range_skill).effect.range
                 if distance(me.area, s.area) == RANGE_CRIT[rng_]:
-                    label += " " + self.tr("act.crit")
-            return label
+                    crit = self.tr("act.crit")
+            # short enough that the target and its ★critical mark share one line
+            label = self.tr("act.target", seat=self.seat_name(a.target), area=s.area, hp=s.hp)
+            return label + " " + crit if crit else label
         if isinstance(a, A.ChooseArea):
             return self.tr("act.area", area=a.area)
         if isinstance(a, A.UseUnluck):
@@ -600,15 +608,19 @@ class BattleScreen(GameScreen):
                 occupants[s.area].append(s.seat)
 
         def cell(x: int) -> Text:
+            # an area is a plain number, a seat a circled one (② is Seat 2, @ is you):
+            # "!5!①③" reads "area 5, critical, holds seats 1 and 3" at any seat count
             label = f"!{x}!" if x in crit_area else f"[{x}]" if x in attack_area else f" {x} "
-            who = "".join(("@" if s == self.seat else str(s + 1)) for s in occupants[x])
+            who = "".join(seat_mark(s, self.seat) for s in occupants[x])
             style = "bold reverse" if x in crit_area else "reverse" if x in attack_area else ""
-            return Text(label, style=style) + Text(pad(":" + who if who else "", 5))
+            return Text(label, style=style) + Text(pad(who, 5))
         sp = lambda n: Text(" " * n)
+        others = [s.seat for s in obs.seats if s.seat != self.seat][:1]
+        example = "".join(f" {seat_mark(s, self.seat)}={t('seat', self.lang, n=s + 1)}" for s in others)
         rows = [sp(7) + cell(1) + Text("── ") + cell(2),
                 cell(6) + sp(18) + cell(3),
                 sp(7) + cell(5) + Text("── ") + cell(4),
-                Text("@=" + self.tr("you") + " " + self.tr("battle.legend"))]
+                Text("@=" + self.tr("you") + example + " " + self.tr("battle.legend"))]
         out = Text()
         for i, row in enumerate(rows):
             if i:
@@ -622,11 +634,13 @@ class BattleScreen(GameScreen):
         for s in (obs.seats[i] for i in (obs.order or range(len(obs.seats)))):
             turn = "▶" if obs.battle and obs.battle.turn.seat == s.seat else " "
             final = final_stats(self.cards, s.race, s.equipped)["mana"] if s.race else 0
-            where = self.tr("battle.out") if s.knocked_out else (str(s.area) if s.area else "-")
-            lines.append(f"{turn}{pad(self.seat_name(s.seat), 12)} HP{s.hp} "
-                         f"{'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
-                         f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} @{where}")
-        return Text("\n".join(lines))
+            where = self.tr("battle.out") if s.knocked_out else \
+                self.tr("battle.at", area=s.area if s.area else "-")
+            row = (f"{turn}{pad(self.seat_name(s.seat), 11)} HP{s.hp} "
+                   f"{'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
+                   f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} {where}")
+            lines.append(clip(row, 36))         # one row a seat, the knocked-out mark too
+        return Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
 
     def info_text(self) -> Text:
         obs = self.obs
@@ -634,7 +648,8 @@ class BattleScreen(GameScreen):
         lines = []
         if atk is not None and atk.bag:
             chip = lambda c: t("chip." + c, self.lang) if c in ("miss", "crit") else c
-            lines.append(f"{self.tr('battle.bag')}: " + " ".join(chip(c) for c in atk.bag))
+            owner = self.bag_owner(atk)
+            lines.append(owner[:1].upper() + owner[1:] + ": " + " ".join(chip(c) for c in atk.bag))
         if atk is not None and atk.drawn:
             from rules.battle import running_total
             chip = lambda c: t("chip." + c, self.lang) if c in ("miss", "crit") else c
@@ -656,12 +671,22 @@ class BattleScreen(GameScreen):
             lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
         return lines_text(lines)
 
+    def bag_owner(self, atk) -> str:
+        """Whose bag the chips are drawn from: "Seat 2's counter bag", "your attack bag"."""
+        kind = "counter" if atk.counter else "attack"
+        if atk.attacker == self.seat:
+            return self.tr("battle.bag_mine." + kind)
+        return self.tr("battle.bag_of." + kind, who=t("seat", self.lang, n=atk.attacker + 1))
+
     def refresh_view(self) -> None:
         obs = self.obs
         rnd = obs.battle.round if obs.battle else 0
         stage = obs.pending.kind
         prompt = self.tr("stage." + stage) if self.my_turn() and ("stage." + stage) in __import__(
             "tactical_tui.i18n", fromlist=["TUI"]).TUI else self.status()
+        atk = obs.battle.attack if obs.battle else None
+        if self.my_turn() and stage in ("unluck", "draw") and atk is not None:
+            prompt += f" ({self.bag_owner(atk)})" if self.lang == "en" else f"（{self.bag_owner(atk)}）"
         self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
         self._actions = self.legal()
