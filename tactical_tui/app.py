@@ -113,6 +113,7 @@ class TacticalApp(App):
             self.set_interval(2.0, lambda: None if os.isatty(fd) else self._signal_exit())
 
     leaving = False                      # a signal came: nothing more is drawn or thought
+    _live: Optional[Describer] = None     # the live log's describer (log_line)
 
     EXIT_GRACE = 4.0                     # seconds for a clean shutdown after a signal
 
@@ -477,9 +478,15 @@ class TacticalApp(App):
                 self._results_ready = True
 
     # ------------------------------------------------------------------ log & modals
-    def log_line(self, entry: LogEntry) -> Optional[str]:
+    def log_line(self, entry: LogEntry, d: Optional[Describer] = None) -> Optional[str]:
+        """`entry` as a line of the log. `d` follows the events in order (an attack's
+        targets and chip total explain its damage): one for the live log, a new one for
+        each replay of the log."""
         from rules.events import visible
-        d = Describer(self.cards, self.lang)
+        if d is None:
+            d = self._live
+            if d is None or d.lang != self.lang or d.cards is not self.cards:
+                d = self._live = Describer(self.cards, self.lang)
         if entry.event is not None:
             if not visible(entry.event, self.viewer):
                 return None
@@ -492,8 +499,9 @@ class TacticalApp(App):
     def fill_log(self, log: RichLog) -> None:
         if self.table is None:
             return
+        d = Describer(self.cards, self.lang)
         for e in self.table.log[-60:]:
-            line = self.log_line(e)
+            line = self.log_line(e, d)
             if line:
                 log.write(as_text(line))
 
@@ -507,7 +515,7 @@ class TacticalApp(App):
             if isinstance(e.event, E.BidsRevealed):
                 lines.extend(d.bid_table(e.event))
             else:
-                line = self.log_line(e)
+                line = self.log_line(e, d)
                 if line:
                     lines.append(line)
         title = t("reveal.title" if any(isinstance(e.event, E.BidsRevealed) for e in entries)
@@ -518,7 +526,8 @@ class TacticalApp(App):
     def action_show_log(self) -> None:
         if self.table is None:
             return
-        lines = [x for x in (self.log_line(e) for e in self.table.log) if x]
+        d = Describer(self.cards, self.lang)
+        lines = [x for x in (self.log_line(e, d) for e in self.table.log) if x]
         self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), lines),
                          lambda _: self.call_later(self.advance))
 

@@ -62,6 +62,12 @@ TUI: dict[str, dict[str, str]] = {
     "cont.clean_ask": {"ja": "保存したゲーム{n}件を削除しますか？元に戻せません。",
                        "en": "Remove {n} saved games? This cannot be undone."},
     "cont.cleaned": {"ja": "保存したゲームを{n}件削除しました。", "en": "Removed {n} saved games."},
+    # English for n == 1 ("1 card", never "1 cards"): t() takes "<key>.one" when n is 1
+    "cont.clean.one": {"en": "Clean up: remove 1 old or finished game (the {keep} newest stay)"},
+    "cont.clean_ask.one": {"en": "Remove 1 saved game? This cannot be undone."},
+    "cont.cleaned.one": {"en": "Removed 1 saved game."},
+    "draft.left.one": {"en": "1 card left"},
+    "bid.face_down.one": {"en": "1 bid down"},
     "save.locked": {"ja": "このゲームは別のウィンドウ（プロセス{pid}）で開かれています。"
                           "そちらで続けるか、そちらを閉じてから開いてください: {path}",
                     "en": "This game is open in another window (process {pid}). "
@@ -119,8 +125,8 @@ TUI: dict[str, dict[str, str]] = {
     "bid.marks": {"ja": "▼n=伏せた入札 ▷=次回", "en": "▼n=bids ▷=next"},
     "bid.hand": {"ja": "入札に使うカード", "en": "Card to bid"},
     "bid.seats": {"ja": "席", "en": "Seats"},
-    "bid.leader": {"ja": "開始", "en": "leads"},
-    "bid.face_down": {"ja": "伏せ{n}", "en": "{n} down"},
+    "bid.leader": {"ja": "（開始）", "en": " (lead)"},
+    "bid.face_down": {"ja": "伏せ{n}", "en": "{n} bids down"},
     "bid.passed": {"ja": "パス", "en": "passed"},
     "bid.turn": {"ja": "手番", "en": "to bid"},
     "bid.help": {"ja": "対象を選んでEnter、入札するカードを選んでEnter。pでパス。",
@@ -219,6 +225,8 @@ TUI: dict[str, dict[str, str]] = {
     "over.standings": {"ja": "順位", "en": "Standings"},
     "over.history": {"ja": "勝利点の推移", "en": "VP history"},
     "over.winner": {"ja": "勝者: {who}", "en": "Winner: {who}"},
+    "over.gain": {"ja": " {n}. {seat} +{amount} → 計{vp}（{why}: {target}）",
+                  "en": " {n}. {seat} +{amount} → {vp} ({why}: {target})"},
     "help.title": {"ja": "ヘルプ", "en": "Help"},
     "save.bad": {"ja": "保存ファイルを開けません: {problem}（ファイルはそのままです）",
                  "en": "Cannot open the save file: {problem} (the file is left as it is)"},
@@ -237,6 +245,8 @@ TUI: dict[str, dict[str, str]] = {
 
 
 def t(key: str, lang: str, **kw: object) -> str:
+    if kw.get("n") == 1 and lang in TUI.get(key + ".one", {}):
+        key += ".one"
     table = TUI.get(key) or UI[key]
     return table.get(lang, table["en"]).format(**kw)
 

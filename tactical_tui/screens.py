@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
@@ -242,17 +242,19 @@ class BidScreen(GameScreen):
                   [Option(card_line(self.cards, c, self.lang, self.row_width("#hand", 38)), id=c)
                    for c in bid_cards])
         lines = []
+        sep = "、" if self.lang == "ja" else ", "
         for s in obs.seats:
-            bits = [self.seat_name(s.seat)]
-            if s.seat == obs.leader:
-                bits.append(self.tr("bid.leader"))
+            # "Seat 3·AI (lead): 2 bids down, passed"
+            head = self.seat_name(s.seat) + (self.tr("bid.leader") if s.seat == obs.leader else "")
+            bits = []
             if s.face_down_bids:
                 bits.append(self.tr("bid.face_down", n=len(s.face_down_bids)))
             if s.passed:
                 bits.append(self.tr("bid.passed"))
-            elif s.seat in obs.pending.seats and obs.pending.kind == "bid":
-                bits.append("← " + self.tr("bid.turn"))
-            lines.append(" ".join(bits))
+            line = head + (": " + sep.join(bits) if bits else "")
+            if not s.passed and s.seat in obs.pending.seats and obs.pending.kind == "bid":
+                line += " ← " + self.tr("bid.turn")
+            lines.append(line)
         lines.append("")
         lines.append(self.tr("bid.help"))
         if not bid_cards:
@@ -727,7 +729,8 @@ class GameOverScreen(GameScreen):
                               ("l", "app.show_log", "key.log", True)]
 
     def compose_body(self) -> ComposeResult:
-        yield Static("", id="standings", classes="panel")
+        with VerticalScroll(id="over-scroll", classes="panel"):
+            yield Static("", id="standings")
 
     def refresh_view(self) -> None:
         state = self.table.state
@@ -748,8 +751,14 @@ class GameOverScreen(GameScreen):
                          f"{self.cards.guild(s.guild).name.get(self.lang)}")
         lines.append("")
         lines.append(self.tr("over.history") + ":")
+        # the whole history, in order (the panel scrolls: ↑↓, PgUp/PgDn, the mouse wheel)
         history = [e.event for e in self.table.log if isinstance(e.event, VictoryPointsGained)]
-        for e in history[-8:]:
-            lines.append(f" {t('seat', self.lang, n=e.seat + 1)} +{e.amount} → {e.vp}")
+        for n, e in enumerate(history, 1):
+            lines.append(self.tr("over.gain", n=n, seat=t("seat", self.lang, n=e.seat + 1),
+                                 amount=e.amount, vp=e.vp, target=t("seat", self.lang, n=e.target + 1),
+                                 why=t("vp." + e.reason, self.lang)))
+        if not history:
+            lines.append(" " + t("none", self.lang))
         panel = self.query_one("#standings", Static)
-        panel.update(lines_text(lines))
+        panel.update(wrapped(self, lines_text(lines)))
+        self.query_one("#over-scroll", VerticalScroll).focus()
