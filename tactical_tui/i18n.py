@@ -67,6 +67,8 @@ TUI: dict[str, dict[str, str]] = {
     "cont.clean_ask.one": {"en": "Remove 1 saved game? This cannot be undone."},
     "cont.cleaned.one": {"en": "Removed 1 saved game."},
     "draft.left.one": {"en": "1 card left"},
+    "cont.seats.one": {"en": "1 seat ({who})"},
+    "cont.humans.one": {"en": "1 human"},
     "bid.face_down.one": {"en": "1 bid down"},
     "save.locked": {"ja": "このゲームは別のウィンドウ（プロセス{pid}）で開かれています。"
                           "そちらで続けるか、そちらを閉じてから開いてください: {path}",
@@ -192,8 +194,8 @@ TUI: dict[str, dict[str, str]] = {
     "battle.mybuild": {"ja": "あなたのビルド", "en": "Your build"},
     "act.move": {"ja": "移動 → エリア{area}", "en": "Move → area {area}"},
     "act.rest": {"ja": "休息（魔力+1、手番終了）", "en": "Rest (+1 mana, ends the turn)"},
-    "act.rest_full": {"ja": "休息（魔力は最大なので回復なし、手番終了）",
-                      "en": "Rest (mana is full: gains nothing, ends the turn)"},
+    "act.rest_full": {"ja": "休息（魔力最大で回復なし、手番終了）",
+                      "en": "Rest (mana full: no gain; ends turn)"},
     "act.end": {"ja": "手番終了", "en": "End the turn"},
     "act.attack": {"ja": "アタック: {card}《{skill}》", "en": "Attack: {card} ({skill})"},
     "act.counter": {"ja": "カウンター: {card}《{skill}》", "en": "Counter: {card} ({skill})"},
@@ -308,8 +310,10 @@ def _breaks(text: str, keep: Iterable[str], width: int) -> list[bool]:
             ok = not (_katakana(a) and _katakana(b)) and not (a.isdigit() or b.isdigit())
         else:                                          # inside a Latin word
             ok = False
-        if b in NO_START or a in NO_END:
-            ok = b == " " and a not in NO_END           # (a space may still break)
+        if a in NO_END:
+            ok = False
+        elif b in NO_START:                            # (after a space, "!n!" or "(x)"
+            ok = a == " " and cell_len(b) == 1         # is a word of its own)
         allowed[i] = ok
     for phrase in sorted(set(keep), key=len, reverse=True):
         if not phrase or cell_len(phrase) > width:
@@ -373,6 +377,8 @@ def line_spans(text: str, width: int, keep: Iterable[str] = ()) -> list[tuple[in
             while cut < b and u + cell_len(text[cut]) <= width - ind:
                 u += cell_len(text[cut])
                 cut += 1
+            while a + 1 < cut < b and (text[cut] in NO_START or text[cut - 1] in NO_END):
+                cut -= 1                               # the fold keeps the rules too
             cut = max(cut, a + 1)
             spans.append((a, cut, ind))
             ind = indent
@@ -399,12 +405,27 @@ class Wrapped:
         self.text = text
         self.keep = tuple(keep)
 
+    def __str__(self) -> str:
+        return self.text.plain
+
+    @property
+    def plain(self) -> str:
+        return self.text.plain
+
     def lines(self, width: int) -> list[Text]:
         out = []
         for para in self.text.split("\n", allow_blank=True):
             for a, b, ind in line_spans(para.plain, width, self.keep):
                 out.append(Text(" " * ind) + para[a:b] if ind else para[a:b])
         return out
+
+    def widest(self) -> int:
+        return max((cell_len(p) for p in self.text.plain.split("\n")), default=0)
+
+    def visualize(self):
+        """Textual's side (Static.update): a Visual that breaks the lines at the width
+        the widget gets, and whose str() is the text."""
+        return _visual_type()(self)
 
     def __rich_console__(self, console, options):
         body = Text("\n").join(self.lines(options.max_width))
@@ -419,6 +440,46 @@ class Wrapped:
         return Measurement(min(widest, 8), widest)
 
 
+_VISUAL: list = []
+
+
+def _visual_type():
+    """The Textual Visual of `Wrapped` (Textual imported only when a widget draws it)."""
+    if _VISUAL:
+        return _VISUAL[0]
+    from textual.content import Content
+    from textual.visual import Visual
+
+    class WrappedVisual(Visual):
+        def __init__(self, wrapped: Wrapped) -> None:
+            self.wrapped = wrapped
+            self._cache: tuple = (None, None)
+
+        def content(self, width: int):
+            if self._cache[0] != width:
+                body = Text("\n").join(self.wrapped.lines(width))
+                self._cache = (width, Content.from_rich_text(body))
+            return self._cache[1]
+
+        def render_strips(self, width, height, style, options):
+            return self.content(width).render_strips(width, height, style, options)
+
+        def get_optimal_width(self, rules, container_width: int) -> int:
+            return self.wrapped.widest()
+
+        def get_minimal_width(self, rules) -> int:
+            return min(self.wrapped.widest(), 8)
+
+        def get_height(self, rules, width: int) -> int:
+            return self.content(width).get_height(rules, width)
+
+        def __str__(self) -> str:
+            return self.wrapped.plain
+
+    _VISUAL.append(WrappedVisual)
+    return WrappedVisual
+
+
 def keep_names(cards, lang: str) -> frozenset:
     """The card, skill, race and guild names of `cards` in `lang` (kept whole on a line)."""
     key = (id(cards), lang)
@@ -428,8 +489,14 @@ def keep_names(cards, lang: str) -> frozenset:
             names.update(x.name.get(lang) for x in group)
         for c in cards.defense + cards.attack:
             names.update(s.name.get(lang) for s in c.skills)
+        names.update(TERMS.get(lang, ()))
         _KEEP[key] = frozenset(n for n in names if n)
     return _KEEP[key]
 
 
 _KEEP: dict = {}
+# the glossary's compound terms, kept whole on a line like the card names
+TERMS = {"ja": ("獲得マテリアル", "利用可能マテリアル", "装備コスト", "入札価値", "入札対象", "アタックエリア",
+                "クリティカルエリア", "クリティカルチップ", "アンラックチップ", "チップバッグ",
+                "アタックカード", "ディフェンスカード", "ギルド特性", "最終能力値", "手の装備枠"),
+         "en": ()}
