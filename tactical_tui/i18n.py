@@ -285,8 +285,9 @@ def pad(text: str, width: int) -> str:
 # Japanese line breaking (禁則処理, after JIS X 4051): no line starts with a closing
 # bracket, a comma or full stop, a small kana, a prolonged-sound mark, an iteration mark or
 # a middle dot; no line ends with an opening bracket. A run of katakana (a loan word such
-# as カード) and a run of Latin letters and digits (Enter, HP6, 1/2) are never split, and
-# neither is a phrase given in `keep` (card and skill names) that fits on one line.
+# as カード), a kanji compound (入札対象) and a run of Latin letters and digits (Enter,
+# HP6, 1/2) are never split, and neither is a phrase given in `keep` (card and skill
+# names, the glossary's terms) that fits on one line.
 NO_START = frozenset("、。，．,.）)」』】〕〉》］]｝}〙〗・･:：;；?？!！‼ー―‐…‥ぁぃぅぇぉっゃゅょゎゕゖ"
                      "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ々〻ゝゞヽヾ〜～%％’”=＝")
 NO_END = frozenset("（(「『【〔〈《［[｛{〘〖‘“=＝")
@@ -295,6 +296,10 @@ NO_END = frozenset("（(「『【〔〈《［[｛{〘〖‘“=＝")
 def _katakana(ch: str) -> bool:
     return ("\u30a0" <= ch <= "\u30ff" and ch != "・") or "\uff66" <= ch <= "\uff9f" \
         or "\u31f0" <= ch <= "\u31ff"
+
+
+def _kanji(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or ch in "々〆"
 
 
 def _breaks(text: str, keep: Iterable[str], width: int) -> list[bool]:
@@ -307,7 +312,9 @@ def _breaks(text: str, keep: Iterable[str], width: int) -> list[bool]:
             ok = True
         elif cell_len(a) == 2 or cell_len(b) == 2:     # next to a wide (CJK) character
             # not inside a katakana word, nor between a number and its word (3枚, 体力6)
-            ok = not (_katakana(a) and _katakana(b)) and not (a.isdigit() or b.isdigit())
+            # nor inside a kanji compound (入札, 武器入札)
+            ok = not (_katakana(a) and _katakana(b)) and not (_kanji(a) and _kanji(b)) \
+                and not (a.isdigit() or b.isdigit())
         else:                                          # inside a Latin word
             ok = False
         if a in NO_END:
@@ -496,7 +503,7 @@ def keep_names(cards, lang: str) -> frozenset:
 
 _KEEP: dict = {}
 # the glossary's compound terms, kept whole on a line like the card names
-TERMS = {"ja": ("獲得マテリアル", "利用可能マテリアル", "装備コスト", "入札価値", "入札対象", "アタックエリア",
+TERMS = {"ja": ("開始プレイヤー", "獲得マテリアル", "利用可能マテリアル", "装備コスト", "入札価値", "入札対象", "アタックエリア",
                 "クリティカルエリア", "クリティカルチップ", "アンラックチップ", "チップバッグ",
                 "アタックカード", "ディフェンスカード", "ギルド特性", "最終能力値", "手の装備枠"),
          "en": ()}

@@ -70,7 +70,11 @@ def test_line_breaking_keeps_words_and_names_whole():
         assert any(name in x for x in lines), (width, lines)
         assert any("アイアンガントレット" in x for x in lines), (width, lines)
         assert not any(re.search(r"\d$", x) for x in lines[:-1]), lines   # 入札価値3 stays whole
-    # a piece wider than the line is still cut (by cells), never lost
+    # a kanji compound is not split either (伏せて入|札 was)
+    for width in range(8, 30):
+        lines = break_lines("席1がマジックアローに伏せて入札", width)
+        assert not any(x.endswith("入") for x in lines), lines
+        # a piece wider than the line is still cut (by cells), never lost
     _check_lines("アイアンガントレット", break_lines("アイアンガントレット", 8), 8)
 
 
