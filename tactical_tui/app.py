@@ -61,13 +61,7 @@ class TacticalApp(App):
         """Every notification is plain text: its message names paths, card names and
         save contents, so it is never parsed as markup and shows control characters
         as escapes (`safe.plain`)."""
-        from .i18n import break_lines, keep_names
-        # lines broken by the Japanese rules at the toast's width (Textual's Toast: 60
-        # cells, at most half the screen, a border and padding of 3)
-        width = min(60, self.size.width // 2) - 3
-        message = "\n".join(break_lines(plain(message), width, keep_names(self.cards, self.lang)
-                                         if getattr(self, "cards", None) is not None else ()))
-        super().notify(message, title=plain(title), severity=severity,
+        super().notify(plain(message), title=plain(title), severity=severity,
                        timeout=timeout, markup=False)
 
     def on_unmount(self) -> None:
