@@ -107,6 +107,12 @@ class Describer:
         elif isinstance(e, E.DrawEnded) and self._attack.get("seat") == e.seat:
             self._attack["total"] = e.total
 
+    def chosen(self, e: E.TargetChosen) -> int:
+        """How often this attack has chosen `e.target` so far (1 for the first time)."""
+        if self._attack.get("seat") != e.seat:
+            return 1
+        return self._attack["times"].get(e.target, 1)
+
     def bag(self, seat: int) -> str:
         """Whose chip bag: "Seat 2's attack bag" / "席2のカウンター用チップバッグ"."""
         counter = self._attack.get("seat") == seat and self._attack.get("counter")
@@ -303,7 +309,8 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"{d.seat(e.seat)}が魔力{e.amount}を消費（残り{e.mana}）",
         lambda d, e: f"{d.seat(e.seat)} pays {e.amount} mana ({e.mana} left)"),
     E.TargetChosen: (
-        lambda d, e: f"ターゲット: {d.seat(e.target)}", lambda d, e: f"Target: {d.seat(e.target)}"),
+        lambda d, e: f"ターゲット: {d.seat(e.target)}" + (f"（{d.chosen(e)}回目）" if d.chosen(e) > 1 else ""),
+        lambda d, e: f"Target: {d.seat(e.target)}" + (f" (chosen {d.chosen(e)} times)" if d.chosen(e) > 1 else "")),
     E.AreaChosen: (
         lambda d, e: f"エリア{e.area}を選択", lambda d, e: f"Area {e.area} chosen"),
     E.UnluckUsed: (

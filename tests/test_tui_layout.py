@@ -311,6 +311,8 @@ def test_damage_that_differs_from_the_chip_total_is_explained(lang):
     d = Describer(SHIPPED, lang)
     lines = _attack(d, [2, 2], 1, {2: 2})
     assert "2 × 1 = 2" in lines[-1]
+    assert lines[2].endswith("（2回目）" if lang == "ja" else "(chosen 2 times)")
+    assert lines[1] in ("ターゲット: 席3", "Target: Seat 3")
     assert ("2回" if lang == "ja" else "chosen 2 times") in lines[-1]
     lines = _attack(d, [1], 3, {1: 2})
     assert ("チップ合計3" if lang == "ja" else "chips total 3") in lines[-1]
