@@ -754,7 +754,8 @@ class GameOverScreen(GameScreen):
         # the whole history, in order (the panel scrolls: ↑↓, PgUp/PgDn, the mouse wheel)
         history = [e.event for e in self.table.log if isinstance(e.event, VictoryPointsGained)]
         for n, e in enumerate(history, 1):
-            lines.append(self.tr("over.gain", n=n, seat=t("seat", self.lang, n=e.seat + 1),
+            lines.append(self.tr("over.gain", n=f"{n:>{len(str(len(history)))}}",
+                                 seat=t("seat", self.lang, n=e.seat + 1),
                                  amount=e.amount, vp=e.vp, target=t("seat", self.lang, n=e.target + 1),
                                  why=t("vp." + e.reason, self.lang)))
         if not history:
