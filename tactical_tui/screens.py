@@ -693,7 +693,8 @@ class BattleScreen(GameScreen):
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
         self._actions = self.legal()
         ol = self.fill("#actions", self.tr("battle.actions"),
-                       [Option(as_text(self.action_label(a)), id=str(i)) for i, a in enumerate(self._actions)])
+                       [Option(wrapped(self, as_text(self.action_label(a))), id=str(i))
+                        for i, a in enumerate(self._actions)])
         ol.focus()
         f = self.query_one("#field", Static)
         f.border_title = self.tr("battle.field")

@@ -119,14 +119,19 @@ class LogView(RichLog):
         return super().write(content, *args, **kw)
 
     def keep(self):
-        cards = getattr(self.app, "cards", None)
-        return keep_names(cards, self.app.lang) if cards is not None else ()
+        return _keep(self.app)
+
+
+def _keep(app) -> frozenset:
+    """The names kept whole on a line: the app's card set in its language."""
+    cards = getattr(app, "cards", None)
+    return keep_names(cards, app.lang) if cards is not None else frozenset()
 
 
 def wrapped(widget, text: Text) -> Wrapped:
-    """`text` to show in `widget` (a Static), broken by the Japanese rules."""
-    cards = getattr(widget.app, "cards", None)
-    return Wrapped(text, keep_names(cards, widget.app.lang) if cards is not None else ())
+    """`text` to show in `widget` (a Static or an option), broken by the Japanese rules
+    at the width it is drawn in."""
+    return Wrapped(text, _keep(widget.app))
 
 
 # ------------------------------------------------------------------------- modals
@@ -146,8 +151,8 @@ class ChoiceScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog"):
             yield Static(as_text(self.title_text), classes="dialog-title")
-            yield OptionList(*[Option(as_text(o), id=str(i)) for i, o in enumerate(self.options)],
-                             id="choices")
+            yield OptionList(*[Option(wrapped(self, as_text(o)), id=str(i))
+                               for i, o in enumerate(self.options)], id="choices")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
