@@ -4,6 +4,7 @@ the app (which passes them to the table)."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -19,6 +20,9 @@ from .i18n import clip, pad, t
 from .safe import as_text, lines_text, plain
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
 from .widgets import BaseScreen, LogView, card_line, wrapped
+
+
+SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
 
 
 def seat_mark(seat: int, me: int) -> str:
@@ -638,11 +642,13 @@ class BattleScreen(GameScreen):
             final = final_stats(self.cards, s.race, s.equipped)["mana"] if s.race else 0
             where = self.tr("battle.out") if s.knocked_out else \
                 self.tr("battle.at", area=s.area if s.area else "-")
-            row = (f"{turn}{pad(self.seat_name(s.seat), 11)} HP{s.hp} "
-                   f"{'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
-                   f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} {where}")
-            lines.append(clip(row, 36))         # one row a seat, the knocked-out mark too
-        return Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
+            figures = (f" HP{s.hp} {'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
+                       f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} {where}")
+            lines.append((turn, self.seat_name(s.seat), figures))
+        # one line a seat, the knocked-out mark included: the names give way first
+        room = max(4, min(11, SEAT_ROW - 1 - max((cell_len(f) for _, _, f in lines), default=0)))
+        rows = [clip(turn + pad(name, room) + figures, SEAT_ROW) for turn, name, figures in lines]
+        return Text("\n".join(rows), no_wrap=True, overflow="ellipsis")
 
     def info_text(self) -> Text:
         obs = self.obs

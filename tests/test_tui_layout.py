@@ -413,3 +413,24 @@ def test_card_line_never_cuts_a_name_silently(lang):
                 if name not in row:
                     head = row[len(extra):].split("…")[0]
                     assert "…" in row and name.startswith(head), (name, row, width)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_knocked_out_seat_row_stays_one_line(lang):
+    """The battle's seat rows (BattleScreen.seats_text) at the worst figures — two-digit
+    mana, a knocked-out seat — are one line each within the panel, the mark kept."""
+    from types import SimpleNamespace as NS
+    from tactical_tui.screens import SEAT_ROW
+    race = SHIPPED.races[0].id
+    seats = [NS(seat=i, hp=0 if i == 1 else 6, mana=10, vp=4, unluck=2, area=None if i == 1 else 3,
+                knocked_out=i == 1, race=race, equipped=()) for i in range(5)]
+    obs = NS(seats=seats, order=list(range(5)), battle=NS(turn=NS(seat=1)))
+    names = {0: t("seat", lang, n=1) + "(" + t("you", lang) + ")"}
+    fake = NS(obs=obs, cards=SHIPPED, lang=lang, seat=0,
+              seat_name=lambda i: names.get(i, t("seat", lang, n=i + 1) + "·AI"),
+              tr=lambda key, **kw: t(key, lang, **kw))
+    rows = str(BattleScreen.seats_text(fake)).splitlines()
+    assert len(rows) == 5
+    assert all(cell_len(r) <= SEAT_ROW for r in rows), rows
+    assert rows[1].endswith(t("battle.out", lang)), rows
+    assert all(r.endswith(t("battle.at", lang, area=3)) for i, r in enumerate(rows) if i != 1)
