@@ -1,5 +1,6 @@
 """One-line reasons for AI decisions, in Japanese and English (for the battle log and
-the hint key)."""
+the hint key): sentences a player reads — what the AI does and why, every figure named
+(never a bare comparison such as ``1.16 ≥ 0.99``)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ _T: dict[str, tuple[str, str]] = {
     "use.equip": ("装備", "equipping"),
     "use.material": ("マテリアル化", "material"),
     "use.bid": ("入札", "bidding"),
-    "bid": ("{target}に入札価値{value}（{card}）: 自分のビルドでの価値{worth}",
-            "bid {value} on {target} with {card}: worth {worth} to my build"),
-    "bid_unarmed": ("{target}に入札価値{value}（{card}）: 使えるアタックカードがまだない",
-                    "bid {value} on {target} with {card}: no usable attack card yet"),
-    "draft_plan": ("{card}を選択: ビルド評価モデルで勝率{gain}%",
-                   "pick {card}: {gain} % chance to win by the build model"),
-    "bid_plan": ("{target}に入札価値{value}（{card}）: 落札すればモデル上の勝率{gain}%",
-                 "bid {value} on {target} with {card}: {gain} % chance to win if won (model)"),
+    "bid": ("{card}（入札価値{value}）で{target}に入札: 落札すればビルドが強くなる（評価+{worth}）",
+            "bid {card} (bid value {value}) on {target}: winning it makes my build stronger (rating +{worth})"),
+    "bid_unarmed": ("{card}（入札価値{value}）で{target}に入札: 使えるアタックカードがまだないため",
+                    "bid {card} (bid value {value}) on {target}: I have no usable attack card yet"),
+    "draft_plan": ("{card}を選択: 取ると勝つ見込みが{gain}ポイント変わる（ビルドの評価モデル）",
+                   "pick {card}: taking it changes my chance to win by {gain} points (the build model)"),
+    "bid_plan": ("{card}（入札価値{value}）で{target}に入札: 落札すれば勝つ見込みが{gain}ポイント変わる（評価モデル）",
+                 "bid {card} (bid value {value}) on {target}: winning it changes my chance to win by {gain} points (the build model)"),
     "pass_no_cards": ("入札に使えるカードがない", "no card left to bid"),
     "pass_nothing_worth": ("欲しい入札対象がない", "no target worth a card"),
     "auction": ("《競売》で{target}を落札できる", "Auction wins {target}"),
@@ -34,11 +35,13 @@ _T: dict[str, tuple[str, str]] = {
     "to.equip": ("装備", "equip"),
     "to.materialize": ("マテリアル化", "materialize"),
     "to.unused": ("未使用", "unused"),
-    "confirm": ("ビルド確定（評価{score}）", "confirm the build (score {score})"),
-    "confirm_plan": ("ビルド確定（モデル上の勝率{win}%）", "confirm the build (model: {win} % to win)"),
+    "confirm": ("ビルドを確定: 試したビルドの中で最も評価が高い（評価{score}）",
+                "confirm the build: the best rated of the builds I tried (rating {score})"),
+    "confirm_plan": ("ビルドを確定: 評価モデルでは勝つ見込みが約{win}%",
+                     "confirm the build: the build model gives it about a {win} % chance to win"),
     "remove": ("違反を直すため{card}を外す", "remove {card} to fix the build"),
-    "attack": ("{card}で{target}をアタック: 期待勝利点{value}",
-               "attack {target} with {card}: expected VP {value}"),
+    "attack": ("{card}で{target}をアタック: 平均して勝利点を約{value}点得られる見込み",
+               "attack {target} with {card}: on average this attack earns about {value} VP"),
     "charge": ("移動後にアタックするため継続スキルを発動", "activate a charge to attack after moving"),
     "move": ("エリア{area}へ移動（好位置）", "move to area {area} (a better position)"),
     "rest": ("休息して魔力{mana}に", "rest to mana {mana}"),
@@ -48,10 +51,18 @@ _T: dict[str, tuple[str, str]] = {
     "target": ("{target}をターゲットに", "target {target}"),
     "area": ("エリア{area}を選ぶ", "choose area {area}"),
     "defend": ("《{skill}》で防御", "defend with {skill}"),
-    "unluck_use": ("アンラックを使う方が期待値が高い", "unluck gives the better expectation"),
+    "unluck_use": ("アンラックを使う: ミスチップなしで引く方が平均して多くのダメージになる",
+                   "use unluck: drawing with no miss chip deals more damage on average"),
     "unluck_keep": ("アンラックは温存", "keep the unluck chips"),
-    "draw": ("合計{total}: 引く方が有利（{go} > {stop}）", "total {total}: drawing is better ({go} > {stop})"),
-    "stop": ("合計{total}で終了（{stop} ≥ {go}）", "stop at {total} ({stop} ≥ {go})"),
+    "draw": ("合計{total}: もう1枚引く方が、ここで止めるより平均して得になる（見込み 引く{go}・止める{stop}）",
+             "total {total}: another chip is worth more on average than stopping here (expected {go} if drawing, {stop} if stopping)"),
+    "stop": ("合計{total}で止める: もう1枚引くと、得るものより失う危険の方が大きい（見込み 止める{stop}・引く{go}）",
+             "stop at {total}: another chip risks more than it adds (expected {stop} if stopping, {go} if drawing)"),
+    "draw_search": ("合計{total}: もう1枚引く方が勝ちやすい（試行では 引くと勝率{go}%、止めると{stop}%）",
+                    "total {total}: drawing on wins more often (in the playouts {go} % when drawing, {stop} % when stopping)"),
+    "stop_search": ("合計{total}で止める: 止める方が勝ちやすい（試行では 止めると勝率{stop}%、引くと{go}%）",
+                    "stop at {total}: stopping wins more often (in the playouts {stop} % when stopping, {go} % when drawing)"),
+    "search": ("（{sims}回の試行で勝率約{win}%）", " (about {win} % wins over {sims} playouts)"),
     "counter": ("{target}へカウンター", "counter {target}"),
     "no_counter": ("カウンターしない", "no counter"),
 }
@@ -74,4 +85,21 @@ def reason_text(reason: Reason, cards: CardSet, lang: str) -> str:
     for key, prefix in (("use", "use."), ("to", "to.")):
         if key in params:
             params[key] = _T[prefix + params[key]][i]
-    return _T[reason.key][i].format(**params)
+    key = reason.key
+    win, sims = params.get("win"), params.get("sims")
+    searched = isinstance(win, (int, float)) and isinstance(sims, int) and sims > 0
+    chosen = params.get("go" if key == "draw" else "stop")
+    if searched and key in ("draw", "stop") and chosen == win:
+        # the hard player's own figures (ai.hard `_reason`: go and stop are its chances to
+        # win, the chosen one is `win`), not the normal player's expectations it agreed
+        # with: say them as percentages
+        params["go"], params["stop"] = (_percent(params.get("go")), _percent(params.get("stop")))
+        return _T[key + "_search"][i].format(**params)
+    text = _T[key][i].format(**params)
+    if searched:
+        text += _T["search"][i].format(win=_percent(win), sims=sims)
+    return text
+
+
+def _percent(p: object) -> object:
+    return round(100 * p) if isinstance(p, (int, float)) else p

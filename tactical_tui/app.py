@@ -25,6 +25,7 @@ from .help import help_text
 if TYPE_CHECKING:
     from rules.cards import CardSet
     from .table import GameTable, LiveTable, LogEntry
+    from .text import Describer
 
 
 def phase_screens() -> dict:
@@ -144,6 +145,7 @@ class TacticalApp(App):
             self.set_interval(2.0, lambda: None if os.isatty(fd) else self._signal_exit())
 
     leaving = False                      # a signal came: nothing more is drawn or thought
+    _live = None                          # the live log's text.Describer (log_line)
 
     EXIT_GRACE = 4.0                     # seconds for a clean shutdown after a signal
 
@@ -541,10 +543,16 @@ class TacticalApp(App):
         self.notify(t("replay.saved", self.lang, path=str(path)), timeout=10)
 
     # ------------------------------------------------------------------ log & modals
-    def log_line(self, entry: LogEntry) -> Optional[str]:
+    def log_line(self, entry: LogEntry, d: Optional[Describer] = None) -> Optional[str]:
+        """`entry` as a line of the log. `d` follows the events in order (an attack's
+        targets and chip total explain its damage): one for the live log, a new one for
+        each replay of the log."""
         from rules.events import visible
-        from .text import Describer
-        d = Describer(self.cards, self.lang)
+        if d is None:
+            from .text import Describer
+            d = self._live
+            if d is None or d.lang != self.lang or d.cards is not self.cards:
+                d = self._live = Describer(self.cards, self.lang)
         if entry.event is not None:
             if not visible(entry.event, self.viewer):
                 return None
@@ -566,7 +574,7 @@ class TacticalApp(App):
             if isinstance(e.event, E.BidsRevealed):
                 lines.extend(d.bid_table(e.event))
             else:
-                line = self.log_line(e)
+                line = self.log_line(e, d)
                 if line:
                     lines.append(line)
         title = t("reveal.title" if any(isinstance(e.event, E.BidsRevealed) for e in entries)
@@ -577,7 +585,9 @@ class TacticalApp(App):
     def action_show_log(self) -> None:
         if self.live is None:
             return
-        lines = [x for x in (self.log_line(e) for e in self.feeds[self.viewer].log) if x]
+        from .text import Describer
+        d = Describer(self.cards, self.lang)
+        lines = [x for x in (self.log_line(e, d) for e in self.feeds[self.viewer].log) if x]
         self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), lines),
                          lambda _: self.call_later(self._sync))
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from rich.cells import cell_len
+from rich.text import Text
 
 def _ui() -> dict[str, dict[str, str]]:
     """The catalogue of text.py (it imports the rules for the event log: not loaded before
@@ -64,6 +67,14 @@ TUI: dict[str, dict[str, str]] = {
     "cont.clean_ask": {"ja": "保存したゲーム{n}件を削除しますか？元に戻せません。",
                        "en": "Remove {n} saved games? This cannot be undone."},
     "cont.cleaned": {"ja": "保存したゲームを{n}件削除しました。", "en": "Removed {n} saved games."},
+    # English for n == 1 ("1 card", never "1 cards"): t() takes "<key>.one" when n is 1
+    "cont.clean.one": {"en": "Clean up: remove 1 old or finished game (the {keep} newest stay)"},
+    "cont.clean_ask.one": {"en": "Remove 1 saved game? This cannot be undone."},
+    "cont.cleaned.one": {"en": "Removed 1 saved game."},
+    "draft.left.one": {"en": "1 card left"},
+    "cont.seats.one": {"en": "1 seat ({who})"},
+    "cont.humans.one": {"en": "1 human"},
+    "bid.face_down.one": {"en": "1 bid down"},
     "save.locked": {"ja": "このゲームは別のウィンドウ（プロセス{pid}）で開かれています。"
                           "そちらで続けるか、そちらを閉じてから開いてください: {path}",
                     "en": "This game is open in another window (process {pid}). "
@@ -118,10 +129,11 @@ TUI: dict[str, dict[str, str]] = {
     "bid.title": {"ja": "武器入札 第{r}/{n}ラウンド", "en": "Weapon bidding, round {r}/{n}"},
     "bid.targets": {"ja": "入札対象（今回）", "en": "Targets (this round)"},
     "bid.next": {"ja": "次回", "en": "Next"},
+    "bid.marks": {"ja": "▼n=伏せた入札 ▷=次回", "en": "▼n=bids ▷=next"},
     "bid.hand": {"ja": "入札に使うカード", "en": "Card to bid"},
     "bid.seats": {"ja": "席", "en": "Seats"},
-    "bid.leader": {"ja": "開始", "en": "leads"},
-    "bid.face_down": {"ja": "伏せ{n}", "en": "{n} down"},
+    "bid.leader": {"ja": "（開始）", "en": " (lead)"},
+    "bid.face_down": {"ja": "伏せ{n}", "en": "{n} bids down"},
     "bid.passed": {"ja": "パス", "en": "passed"},
     "bid.turn": {"ja": "手番", "en": "to bid"},
     "bid.help": {"ja": "対象を選んでEnter、入札するカードを選んでEnter。pでパス。",
@@ -158,9 +170,11 @@ TUI: dict[str, dict[str, str]] = {
                         "en": "Until everyone has confirmed, w takes it back to change the build"},
     "build.final": {"ja": "全員が確定しました。ビルドはもう変更できません",
                     "en": "Everyone has confirmed: the builds can no longer change"},
-    "zone.equip": {"ja": "装備", "en": "EQP"},
-    "zone.materialize": {"ja": "マテ", "en": "MAT"},
-    "zone.unused": {"ja": "－－", "en": "---"},
+    "zone.equip": {"ja": "装", "en": "E"},
+    "zone.materialize": {"ja": "マ", "en": "M"},
+    "zone.unused": {"ja": "－", "en": "-"},
+    "zone.legend": {"ja": "[装]=装備 [マ]=マテリアル化 [－]=未使用",
+                    "en": "[E]=equipped [M]=materialized [-]=unused"},
     "reveal.builds": {"ja": "公開確認", "en": "The reveal check"},
     "reveal.fix": {"ja": "ビルドに違反があります。外すカードを選んでください。",
                    "en": "Your build breaks a rule. Choose a card to remove."},
@@ -171,7 +185,12 @@ TUI: dict[str, dict[str, str]] = {
     "battle.info": {"ja": "情報", "en": "Info"},
     "battle.legend": {"ja": "[n]=アタックエリア !n!=クリティカル", "en": "[n]=attack area !n!=critical"},
     "battle.out": {"ja": "退場", "en": "out"},
+    "battle.at": {"ja": "位置{area}", "en": "at {area}"},
     "battle.bag": {"ja": "バッグ", "en": "Bag"},
+    "battle.bag_mine.attack": {"ja": "あなたのアタック用バッグ", "en": "your attack bag"},
+    "battle.bag_mine.counter": {"ja": "あなたのカウンター用バッグ", "en": "your counter bag"},
+    "battle.bag_of.attack": {"ja": "{who}のアタック用バッグ", "en": "{who}'s attack bag"},
+    "battle.bag_of.counter": {"ja": "{who}のカウンター用バッグ", "en": "{who}'s counter bag"},
     "battle.drawn": {"ja": "引いた", "en": "Drawn"},
     "battle.total": {"ja": "合計{n}", "en": "total {n}"},
     "battle.odds": {"ja": "次の1枚: ミス{miss}/{n} 0が{zero}/{n} 1以上{pos}/{n}",
@@ -183,6 +202,8 @@ TUI: dict[str, dict[str, str]] = {
     "battle.trait_used": {"ja": "使用済み", "en": "used"},
     "act.move": {"ja": "移動 → エリア{area}", "en": "Move → area {area}"},
     "act.rest": {"ja": "休息（魔力+1、手番終了）", "en": "Rest (+1 mana, ends the turn)"},
+    "act.rest_full": {"ja": "休息（魔力最大で回復なし、手番終了）",
+                      "en": "Rest (mana full: no gain; ends turn)"},
     "act.end": {"ja": "手番終了", "en": "End the turn"},
     "act.attack": {"ja": "アタック: {card}《{skill}》", "en": "Attack: {card} ({skill})"},
     "act.counter": {"ja": "カウンター: {card}《{skill}》", "en": "Counter: {card} ({skill})"},
@@ -193,7 +214,9 @@ TUI: dict[str, dict[str, str]] = {
     "act.declare": {"ja": "スキル宣言《{skill}》（魔力{mana}）", "en": "Declare {skill} (mana {mana})"},
     "act.done": {"ja": "宣言終了", "en": "Done"},
     "act.done_targets": {"ja": "ターゲット決定", "en": "Done choosing targets"},
-    "act.target": {"ja": "ターゲット: {seat}（エリア{area}、体力{hp}）", "en": "Target {seat} (area {area}, HP {hp})"},
+    # (the prompt says "choose targets": each option names the seat, so that it and its
+    # ★critical mark fit on one line of the action list)
+    "act.target": {"ja": "{seat}（エリア{area}・体力{hp}）", "en": "{seat} (area {area}, HP {hp})"},
     "act.area": {"ja": "エリア{area}を選ぶ", "en": "Choose area {area}"},
     "act.unluck": {"ja": "アンラックを使う（ミスなし、最大3枚）", "en": "Use unluck (no miss, at most 3 chips)"},
     "act.keep_unluck": {"ja": "使わない", "en": "Keep the unluck chips"},
@@ -212,6 +235,8 @@ TUI: dict[str, dict[str, str]] = {
     "over.standings": {"ja": "順位", "en": "Standings"},
     "over.history": {"ja": "勝利点の推移", "en": "VP history"},
     "over.winner": {"ja": "勝者: {who}", "en": "Winner: {who}"},
+    "over.gain": {"ja": " {n}. {seat} +{amount} → 計{vp}（{why}: {target}）",
+                  "en": " {n}. {seat} +{amount} → {vp} ({why}: {target})"},
     "help.title": {"ja": "ヘルプ", "en": "Help"},
     "save.bad": {"ja": "保存ファイルを開けません: {problem}（ファイルはそのままです）",
                  "en": "Cannot open the save file: {problem} (the file is left as it is)"},
@@ -274,18 +299,263 @@ TUI: dict[str, dict[str, str]] = {
 
 
 def t(key: str, lang: str, **kw: object) -> str:
+    if kw.get("n") == 1 and lang in TUI.get(key + ".one", {}):
+        key += ".one"
     table = TUI.get(key) or _ui()[key]
     return table.get(lang, table["en"]).format(**kw)
 
 
-def pad(text: str, width: int) -> str:
-    """Pad or cut `text` to `width` terminal cells (Japanese is double-width)."""
-    out = ""
+ELLIPSIS = "…"
+
+
+def clip(text: str, width: int, marker: str = ELLIPSIS) -> str:
+    """`text` in at most `width` terminal cells (Japanese is double-width): whole if it
+    fits, else cut by cell width and ended with `marker`, so a cut is always visible."""
+    if cell_len(text) <= width:
+        return text
+    limit = width - cell_len(marker)
+    if limit < 0:
+        return marker[:max(0, width)]
+    out = []
     used = 0
     for ch in text:
         w = cell_len(ch)
-        if used + w > width:
+        if used + w > limit:
             break
-        out += ch
+        out.append(ch)
         used += w
-    return out + " " * (width - used)
+    return "".join(out).rstrip() + marker
+
+
+def pad(text: str, width: int) -> str:
+    """`text` padded to exactly `width` cells, or cut with a visible "…" (see `clip`)."""
+    text = clip(text, width)
+    return text + " " * (width - cell_len(text))
+
+
+# ------------------------------------------------------------------ line breaking
+# Japanese line breaking (禁則処理, after JIS X 4051): no line starts with a closing
+# bracket, a comma or full stop, a small kana, a prolonged-sound mark, an iteration mark or
+# a middle dot; no line ends with an opening bracket. A run of katakana (a loan word such
+# as カード), a kanji compound (入札対象) and a run of Latin letters and digits (Enter,
+# HP6, 1/2) are never split, and neither is a phrase given in `keep` (card and skill
+# names, the glossary's terms) that fits on one line.
+NO_START = frozenset("、。，．,.）)」』】〕〉》］]｝}〙〗・･:：;；?？!！‼ー―‐…‥ぁぃぅぇぉっゃゅょゎゕゖ"
+                     "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ々〻ゝゞヽヾ〜～%％’”=＝")
+NO_END = frozenset("（(「『【〔〈《［[｛{〘〖‘“=＝")
+
+
+def _katakana(ch: str) -> bool:
+    return ("\u30a0" <= ch <= "\u30ff" and ch != "・") or "\uff66" <= ch <= "\uff9f" \
+        or "\u31f0" <= ch <= "\u31ff"
+
+
+def _kanji(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or ch in "々〆"
+
+
+def _breaks(text: str, keep: Iterable[str], width: int) -> list[bool]:
+    """allowed[i]: a line may break before text[i] (0 < i < len(text))."""
+    n = len(text)
+    allowed = [False] * (n + 1)
+    for i in range(1, n):
+        a, b = text[i - 1], text[i]
+        if a == " " or b == " ":
+            ok = True
+        elif cell_len(a) == 2 or cell_len(b) == 2:     # next to a wide (CJK) character
+            # not inside a katakana word, nor between a number and its word (3枚, 体力6)
+            # nor inside a kanji compound (入札, 武器入札)
+            ok = not (_katakana(a) and _katakana(b)) and not (_kanji(a) and _kanji(b)) \
+                and not (a.isdigit() or b.isdigit())
+        else:                                          # inside a Latin word
+            ok = False
+        if a in NO_END:
+            ok = False
+        elif b in NO_START:                            # (after a space, "!n!" or "(x)"
+            ok = a == " " and cell_len(b) == 1         # is a word of its own)
+        allowed[i] = ok
+    for phrase in sorted(set(keep), key=len, reverse=True):
+        if not phrase or cell_len(phrase) > width:
+            continue
+        start = text.find(phrase)
+        while start >= 0:
+            for i in range(start + 1, start + len(phrase)):
+                allowed[i] = False
+            start = text.find(phrase, start + len(phrase))
+    return allowed
+
+
+def line_spans(text: str, width: int, keep: Iterable[str] = ()) -> list[tuple[int, int, int]]:
+    """Break one paragraph into lines of at most `width` cells: (start, end, indent) per
+    line, `indent` the spaces a continuation line starts with (the paragraph's own
+    indent). Trailing spaces are dropped; a piece wider than a line is cut by cells."""
+    if width <= 0 or cell_len(text) <= width:
+        return [(0, len(text), 0)]
+    lead = len(text) - len(text.lstrip(" "))
+    indent = lead if lead * 2 < width else 0
+    allowed = _breaks(text, keep, width - indent)
+    chunks, start = [], 0
+    for i in range(1, len(text)):
+        if allowed[i]:
+            chunks.append((start, i))
+            start = i
+    chunks.append((start, len(text)))
+    spans: list[tuple[int, int, int]] = []
+    line_start = line_end = None
+    used, ind = 0, 0
+
+    def emit() -> None:
+        nonlocal line_start, line_end, used, ind
+        if line_start is not None:
+            end = line_end
+            while end > line_start and text[end - 1] == " ":
+                end -= 1
+            spans.append((line_start, end, ind))
+        line_start = line_end = None
+        used, ind = 0, indent
+
+    for a, b in chunks:
+        piece = text[a:b]
+        blank = not piece.strip(" ")
+        if line_start is None and spans and blank:
+            continue                                   # no spaces at a continuation's start
+        w = cell_len(piece)
+        if used + w <= width or (blank and line_start is not None):
+            if line_start is None:
+                line_start = a
+            if used + w > width:                       # spaces past the edge: break here
+                line_end = a
+                emit()
+                continue
+            line_end = b
+            used += w
+            continue
+        emit()
+        while cell_len(text[a:b]) > width - ind:       # wider than a line: fold by cells
+            cut, u = a, 0
+            while cut < b and u + cell_len(text[cut]) <= width - ind:
+                u += cell_len(text[cut])
+                cut += 1
+            while a + 1 < cut < b and (text[cut] in NO_START or text[cut - 1] in NO_END):
+                cut -= 1                               # the fold keeps the rules too
+            cut = max(cut, a + 1)
+            spans.append((a, cut, ind))
+            ind = indent
+            a = cut
+        line_start, line_end, used = a, b, ind + cell_len(text[a:b])
+    emit()
+    return spans or [(0, 0, 0)]
+
+
+def break_lines(text: str, width: int, keep: Iterable[str] = ()) -> list[str]:
+    """`text` (several paragraphs, one a line) as lines of at most `width` cells."""
+    out = []
+    for para in text.split("\n"):
+        out += [" " * ind + para[a:b] for a, b, ind in line_spans(para, width, keep)]
+    return out
+
+
+class Wrapped:
+    """A rich renderable: `text` broken into lines by `line_spans` at the width it is
+    drawn in (Japanese line-breaking rules; `keep` phrases such as card names stay on one
+    line), with its styles kept."""
+
+    def __init__(self, text: Text, keep: Iterable[str] = ()) -> None:
+        self.text = text
+        self.keep = tuple(keep)
+
+    def __str__(self) -> str:
+        return self.text.plain
+
+    @property
+    def plain(self) -> str:
+        return self.text.plain
+
+    def lines(self, width: int) -> list[Text]:
+        out = []
+        for para in self.text.split("\n", allow_blank=True):
+            for a, b, ind in line_spans(para.plain, width, self.keep):
+                out.append(Text(" " * ind) + para[a:b] if ind else para[a:b])
+        return out
+
+    def widest(self) -> int:
+        return max((cell_len(p) for p in self.text.plain.split("\n")), default=0)
+
+    def visualize(self):
+        """Textual's side (Static.update): a Visual that breaks the lines at the width
+        the widget gets, and whose str() is the text."""
+        return _visual_type()(self)
+
+    def __rich_console__(self, console, options):
+        body = Text("\n").join(self.lines(options.max_width))
+        body.stylize(self.text.style)
+        body.no_wrap = True
+        body.overflow = "crop"
+        yield body
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+        widest = max((cell_len(p) for p in self.text.plain.split("\n")), default=0)
+        return Measurement(min(widest, 8), widest)
+
+
+_VISUAL: list = []
+
+
+def _visual_type():
+    """The Textual Visual of `Wrapped` (Textual imported only when a widget draws it)."""
+    if _VISUAL:
+        return _VISUAL[0]
+    from textual.content import Content
+    from textual.visual import Visual
+
+    class WrappedVisual(Visual):
+        def __init__(self, wrapped: Wrapped) -> None:
+            self.wrapped = wrapped
+            self._cache: tuple = (None, None)
+
+        def content(self, width: int):
+            if self._cache[0] != width:
+                body = Text("\n").join(self.wrapped.lines(width))
+                self._cache = (width, Content.from_rich_text(body))
+            return self._cache[1]
+
+        def render_strips(self, width, height, style, options):
+            return self.content(width).render_strips(width, height, style, options)
+
+        def get_optimal_width(self, rules, container_width: int) -> int:
+            return self.wrapped.widest()
+
+        def get_minimal_width(self, rules) -> int:
+            return min(self.wrapped.widest(), 8)
+
+        def get_height(self, rules, width: int) -> int:
+            return self.content(width).get_height(rules, width)
+
+        def __str__(self) -> str:
+            return self.wrapped.plain
+
+    _VISUAL.append(WrappedVisual)
+    return WrappedVisual
+
+
+def keep_names(cards, lang: str) -> frozenset:
+    """The card, skill, race and guild names of `cards` in `lang` (kept whole on a line)."""
+    key = (id(cards), lang)
+    if key not in _KEEP:
+        names = set()
+        for group in (cards.defense, cards.attack, cards.races, cards.guilds):
+            names.update(x.name.get(lang) for x in group)
+        for c in cards.defense + cards.attack:
+            names.update(s.name.get(lang) for s in c.skills)
+        names.update(TERMS.get(lang, ()))
+        _KEEP[key] = frozenset(n for n in names if n)
+    return _KEEP[key]
+
+
+_KEEP: dict = {}
+# the glossary's compound terms, kept whole on a line like the card names
+TERMS = {"ja": ("開始プレイヤー", "獲得マテリアル", "利用可能マテリアル", "装備コスト", "入札価値", "入札対象", "アタックエリア",
+                "クリティカルエリア", "クリティカルチップ", "アンラックチップ", "チップバッグ",
+                "アタックカード", "ディフェンスカード", "ギルド特性", "最終能力値", "手の装備枠"),
+         "en": ()}

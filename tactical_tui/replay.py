@@ -17,7 +17,7 @@ from rules import new_game
 from rules.cards import CardSet
 from rules.state import GameState
 
-from .i18n import t
+from .i18n import Wrapped, keep_names, t
 from .safe import as_text, lines_text, plain
 from .saves import SaveError, read, replay
 from .scenario import ExportError, export_message, export_position
@@ -120,15 +120,17 @@ class ReplayScreen(Guarded, Screen):
                     lines.append(f"  {rt('picks', lang)}: {names(s.picks)}")
                 if s.equipped:
                     lines.append(f"  {rt('equip', lang)}: {names(s.equipped)}")
-        self.query_one("#state", Static).update(lines_text(lines))
+        keep = keep_names(cards, lang)          # names whole on a line, Japanese line breaks
+        self.query_one("#state", Static).update(Wrapped(lines_text(lines), keep))
         log = self.query_one("#rlog", RichLog)
         log.clear()
         d = Describer(cards, lang)
         events = list(self.events0)
         for _, _, ev in self.steps[:self.k]:
             events.extend(ev)
-        for e in events[-200:]:
-            log.write(as_text(d.describe(e)))
+        shown = [d.describe(e) for e in events]    # in order: an attack explains its damage
+        for line in shown[-200:]:
+            log.write(Wrapped(as_text(line), keep))
 
 
 class ReplayApp(App):

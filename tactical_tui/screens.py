@@ -5,9 +5,10 @@ whoever acted — and sends that seat's actions (through the app to the table)."
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
@@ -16,10 +17,19 @@ from rules.battle import AREAS, RANGE_AREA, RANGE_CRIT, distance, step_area
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 
 from .cardtext import STAT_SHORT
-from .i18n import TUI, pad, t
+from .i18n import TUI, clip, pad, t
 from .safe import as_text, lines_text, plain
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
-from .widgets import BaseScreen, card_line
+from .logview import LogView
+from .widgets import BaseScreen, card_line, wrapped
+
+
+SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
+
+
+def seat_mark(seat: int, me: int) -> str:
+    """A seat on the field: @ for the viewer's own seat, else a circled number (②)."""
+    return "@" if seat == me else "①②③④⑤⑥⑦⑧⑨"[seat] if seat < 9 else str(seat + 1)
 
 
 class GameScreen(BaseScreen):
@@ -40,7 +50,7 @@ class GameScreen(BaseScreen):
         yield Static("", id="topbar")
         with Vertical(id="body"):
             yield from self.compose_body()
-            yield RichLog(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
+            yield LogView(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
         yield from self.compose_guard()
         from textual.widgets import Footer
         yield Footer(compact=True)
@@ -52,6 +62,7 @@ class GameScreen(BaseScreen):
         self.latest = None               # its latest table.Update
         self._epoch = None               # the feed's log epoch written to the log strip
         self._written = 0
+        self._describer = None           # the log strip's text.Describer
 
     @property
     def obs(self):
@@ -96,12 +107,14 @@ class GameScreen(BaseScreen):
         if feed is None:
             return
         log = self.query_one("#log", RichLog)
-        if self._epoch != feed.epoch:
+        if self._epoch != feed.epoch or self._describer is None:
+            from .text import Describer     # follows this seat's events in order (damage)
             log.clear()
             self._epoch = feed.epoch
             self._written = max(0, len(feed.log) - 60)
+            self._describer = Describer(self.cards, self.lang)
         for e in feed.log[self._written:]:
-            line = self.app.log_line(e)
+            line = self.app.log_line(e, self._describer)
             if line:
                 log.write(as_text(line))
         self._written = len(feed.log)
@@ -143,6 +156,12 @@ class GameScreen(BaseScreen):
 
     def highlighted_card(self):
         return None
+
+    def row_width(self, list_id: str, cells: int) -> int:
+        """`cells`, or fewer when the list is drawn narrower (a scroll bar): the width
+        of a list's rows, so that no row wraps."""
+        width = self.query_one(list_id, OptionList).scrollable_content_region.width
+        return min(cells, width) if width > 0 else cells
 
     def fill(self, list_id: str, title: str, options: list[Option], selectable: int | None = None
              ) -> OptionList:
@@ -201,7 +220,8 @@ class DraftScreen(GameScreen):
             f"{self.tr('draft.left', n=len(obs.hand))}  — {self.status()}"))
         legal = {a.card for a in self.legal()}
         hand = self.fill("#hand", self.tr("draft.hand"), [
-            Option(card_line(self.cards, c, self.lang, 35), id=c, disabled=c not in legal)
+            Option(card_line(self.cards, c, self.lang, self.row_width("#hand", 35)), id=c,
+                   disabled=c not in legal)
             for c in obs.hand])
         hand.focus()
         info = []
@@ -216,7 +236,7 @@ class DraftScreen(GameScreen):
         for r, targets in ((obs.bid_round or 0, obs.targets), ((obs.bid_round or 0) + 1, obs.upcoming)):
             if targets:
                 info.append(f"{self.tr('draft.targets', r=r + 1)}:")
-                info += [" " + str(card_line(self.cards, c, self.lang, 35)) for c in targets]
+                info += [" " + str(card_line(self.cards, c, self.lang, 36)) for c in targets]
         picks = obs.picks
         mat = sum(self.cards.card(c).material for c in picks)
         bids = ",".join(str(self.cards.card(c).bid) for c in sorted(picks, key=lambda c: -self.cards.card(c).bid))
@@ -226,7 +246,7 @@ class DraftScreen(GameScreen):
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
-        side.update(lines_text(info))
+        side.update(wrapped(self, lines_text(info)))
 
     def highlighted_card(self):
         hand = self.query_one("#hand", OptionList)
@@ -260,37 +280,42 @@ class BidScreen(GameScreen):
             f"{self.tr('bid.title', r=(obs.bid_round or 0) + 1, n=rounds)}  "
             f"{self.seat_name(self.seat)} — {self.status()}"))
         options = []
+        width = self.row_width("#targets", 39) - 3      # the name gets the cells it needs
         for c in obs.targets:
             downs = sum(1 for s in obs.seats for x in s.face_down_bids if x == c)
-            mark = f" ▼{downs}" if downs else ""
-            options.append(Option(card_line(self.cards, c, self.lang, 33) + Text(mark), id=c))
+            mark = pad(f"▼{downs}" if downs else "", 3)
+            options.append(Option(Text(mark) + card_line(self.cards, c, self.lang, width), id=c))
         for c in obs.upcoming:
-            options.append(Option(Text(f"({self.tr('bid.next')}) ") + card_line(self.cards, c, self.lang, 28),
+            options.append(Option(Text("▷  ") + card_line(self.cards, c, self.lang, width),
                                   id="next:" + c, disabled=True))
-        targets = self.fill("#targets", self.tr("bid.targets"), options, len(obs.targets))
+        targets = self.fill("#targets", self.tr("bid.targets") + "  " + self.tr("bid.marks"),
+                            options, len(obs.targets))
         bid_cards = sorted((c for c in obs.hand if not self.cards.card(c).is_attack),
                            key=lambda c: -self.cards.card(c).bid)
         self.fill("#hand", self.tr("bid.hand"),
-                  [Option(card_line(self.cards, c, self.lang, 36), id=c) for c in bid_cards])
+                  [Option(card_line(self.cards, c, self.lang, self.row_width("#hand", 38)), id=c)
+                   for c in bid_cards])
         lines = []
+        sep = "、" if self.lang == "ja" else ", "
         for s in obs.seats:
-            bits = [self.seat_name(s.seat)]
-            if s.seat == obs.leader:
-                bits.append(self.tr("bid.leader"))
+            # "Seat 3·AI (lead): 2 bids down, passed"
+            head = self.seat_name(s.seat) + (self.tr("bid.leader") if s.seat == obs.leader else "")
+            bits = []
             if s.face_down_bids:
                 bits.append(self.tr("bid.face_down", n=len(s.face_down_bids)))
             if s.passed:
                 bits.append(self.tr("bid.passed"))
-            elif s.seat in obs.pending.seats and obs.pending.kind == "bid":
-                bits.append("← " + self.tr("bid.turn"))
-            lines.append(" ".join(bits))
+            line = head + (": " + sep.join(bits) if bits else "")
+            if not s.passed and s.seat in obs.pending.seats and obs.pending.kind == "bid":
+                line += " ← " + self.tr("bid.turn")
+            lines.append(line)
         lines.append("")
         lines.append(self.tr("bid.help"))
         if not bid_cards:
             lines.append(self.tr("bid.no_cards"))
         side = self.query_one("#seats", Static)
         side.border_title = self.tr("bid.seats")
-        side.update(lines_text(lines))
+        side.update(wrapped(self, lines_text(lines)))
         if self.focused is None or self.focused.id not in ("targets", "hand"):
             targets.focus()
         self.show_chosen_target()
@@ -385,12 +410,13 @@ class BuildScreen(GameScreen):
         kinds = {"weapon": 0, "magic": 1, "armor": 2, "shield": 3, "accessory": 4}
         owned = sorted(obs.equipped + obs.materialized + obs.hand,
                        key=lambda c: (kinds[self.cards.card(c).type], self.cards.card(c).name.get(self.lang), c))
+        width = self.row_width("#cards", 41)
         ol = self.fill("#cards", self.tr("build.cards"), [
-            Option(card_line(self.cards, c, self.lang, 38,
-                             extra=f"[{pad(self.tr('zone.' + self.zone_of(obs, c)), 4)}] "), id=c)
+            Option(card_line(self.cards, c, self.lang, width,
+                             extra=f"[{self.tr('zone.' + self.zone_of(obs, c))}] "), id=c)
             for c in owned])
         ol.focus()
-        self.query_one("#check", Static).update(self.check_text(obs))
+        self.query_one("#check", Static).update(wrapped(self, self.check_text(obs)))
         self.query_one("#check", Static).border_title = self.tr("build.check")
         self.refresh_bindings()
 
@@ -436,6 +462,7 @@ class BuildScreen(GameScreen):
             lines.append(self.tr("build.unconfirm"))
         if obs.pending.kind == "reveal_fix" and self.seat in obs.pending.seats:
             lines.append(self.tr("reveal.fix"))
+        lines.append(self.tr("zone.legend"))
         lines.append(self.tr("legend.cbm"))
         return lines_text(lines)
 
@@ -531,7 +558,8 @@ class BattleScreen(GameScreen):
         if isinstance(a, A.Move):
             return self.tr("act.move", area=step_area(me.area, a.step))
         if isinstance(a, A.Rest):
-            return self.tr("act.rest")
+            full = me.race and me.mana >= final_stats(c, me.race, me.equipped)["mana"]
+            return self.tr("act.rest_full" if full else "act.rest")
         if isinstance(a, A.EndTurn):
             return self.tr("act.end")
         if isinstance(a, (A.StartAttack, A.StartCounter)):
@@ -547,13 +575,15 @@ class BattleScreen(GameScreen):
             return self.tr("act.done_targets" if obs.pending.kind == "targets" else "act.done")
         if isinstance(a, A.ChooseTarget):
             s = obs.seats[a.target]
-            label = self.tr("act.target", seat=self.seat_name(a.target), area=s.area, hp=s.hp)
+            crit = ""
             atk = obs.battle.attack
             if atk is not None and s.area is not None:
                 rng_ = c.skill(atk.range_skill).effect.range
                 if distance(me.area, s.area) == RANGE_CRIT[rng_]:
-                    label += " " + self.tr("act.crit")
-            return label
+                    crit = self.tr("act.crit")
+            # short enough that the target and its ★critical mark share one line
+            label = self.tr("act.target", seat=self.seat_name(a.target), area=s.area, hp=s.hp)
+            return label + " " + crit if crit else label
         if isinstance(a, A.ChooseArea):
             return self.tr("act.area", area=a.area)
         if isinstance(a, A.UseUnluck):
@@ -599,15 +629,19 @@ class BattleScreen(GameScreen):
                 occupants[s.area].append(s.seat)
 
         def cell(x: int) -> Text:
+            # an area is a plain number, a seat a circled one (② is Seat 2, @ is you):
+            # "!5!①③" reads "area 5, critical, holds seats 1 and 3" at any seat count
             label = f"!{x}!" if x in crit_area else f"[{x}]" if x in attack_area else f" {x} "
-            who = "".join(("@" if s == self.seat else str(s + 1)) for s in occupants[x])
+            who = "".join(seat_mark(s, self.seat) for s in occupants[x])
             style = "bold reverse" if x in crit_area else "reverse" if x in attack_area else ""
-            return Text(label, style=style) + Text(pad(":" + who if who else "", 5))
+            return Text(label, style=style) + Text(pad(who, 5))
         sp = lambda n: Text(" " * n)
+        others = [s.seat for s in obs.seats if s.seat != self.seat][:1]
+        example = "".join(f" {seat_mark(s, self.seat)}={t('seat', self.lang, n=s + 1)}" for s in others)
         rows = [sp(7) + cell(1) + Text("── ") + cell(2),
                 cell(6) + sp(18) + cell(3),
                 sp(7) + cell(5) + Text("── ") + cell(4),
-                Text("@=" + self.tr("you") + " " + self.tr("battle.legend"))]
+                Text("@=" + self.tr("you") + example + " " + self.tr("battle.legend"))]
         out = Text()
         for i, row in enumerate(rows):
             if i:
@@ -621,11 +655,15 @@ class BattleScreen(GameScreen):
         for s in (obs.seats[i] for i in (obs.order or range(len(obs.seats)))):
             turn = "▶" if obs.battle and obs.battle.turn.seat == s.seat else " "
             final = final_stats(self.cards, s.race, s.equipped)["mana"] if s.race else 0
-            where = self.tr("battle.out") if s.knocked_out else (str(s.area) if s.area else "-")
-            lines.append(f"{turn}{pad(self.seat_name(s.seat), 12)} HP{s.hp} "
-                         f"{'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
-                         f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} @{where}")
-        return Text("\n".join(lines))
+            where = self.tr("battle.out") if s.knocked_out else \
+                self.tr("battle.at", area=s.area if s.area else "-")
+            figures = (f" HP{s.hp} {'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
+                       f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} {where}")
+            lines.append((turn, self.seat_name(s.seat), figures))
+        # one line a seat, the knocked-out mark included: the names give way first
+        room = max(4, min(11, SEAT_ROW - 1 - max((cell_len(f) for _, _, f in lines), default=0)))
+        rows = [clip(turn + pad(name, room) + figures, SEAT_ROW) for turn, name, figures in lines]
+        return Text("\n".join(rows), no_wrap=True, overflow="ellipsis")
 
     def info_text(self) -> Text:
         obs = self.obs
@@ -633,7 +671,8 @@ class BattleScreen(GameScreen):
         lines = []
         if atk is not None and atk.bag:
             chip = lambda c: t("chip." + c, self.lang) if c in ("miss", "crit") else c
-            lines.append(f"{self.tr('battle.bag')}: " + " ".join(chip(c) for c in atk.bag))
+            owner = self.bag_owner(atk)
+            lines.append(owner[:1].upper() + owner[1:] + ": " + " ".join(chip(c) for c in atk.bag))
         if atk is not None and atk.drawn:
             from rules.battle import running_total
             chip = lambda c: t("chip." + c, self.lang) if c in ("miss", "crit") else c
@@ -660,17 +699,28 @@ class BattleScreen(GameScreen):
                 "battle.trait_used" if me.trait_used else "battle.trait_unused")))
         return lines_text(lines)
 
+    def bag_owner(self, atk) -> str:
+        """Whose bag the chips are drawn from: "Seat 2's counter bag", "your attack bag"."""
+        kind = "counter" if atk.counter else "attack"
+        if atk.attacker == self.seat:
+            return self.tr("battle.bag_mine." + kind)
+        return self.tr("battle.bag_of." + kind, who=t("seat", self.lang, n=atk.attacker + 1))
+
     def refresh_view(self) -> None:
         obs = self.obs
         rnd = obs.battle.round if obs.battle else 0
         stage = obs.pending.kind
         prompt = self.tr("stage." + stage) if self.my_turn() and ("stage." + stage) in TUI \
             else self.status()
+        atk = obs.battle.attack if obs.battle else None
+        if self.my_turn() and stage in ("unluck", "draw") and atk is not None:
+            prompt += f" ({self.bag_owner(atk)})" if self.lang == "en" else f"（{self.bag_owner(atk)}）"
         self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
         self._actions = self.legal()
         ol = self.fill("#actions", self.tr("battle.actions"),
-                       [Option(as_text(self.action_label(a)), id=str(i)) for i, a in enumerate(self._actions)])
+                       [Option(wrapped(self, as_text(self.action_label(a))), id=str(i))
+                        for i, a in enumerate(self._actions)])
         ol.focus()
         f = self.query_one("#field", Static)
         f.border_title = self.tr("battle.field")
@@ -680,7 +730,7 @@ class BattleScreen(GameScreen):
         seats.update(self.seats_text())
         info = self.query_one("#info", Static)
         info.border_title = self.tr("battle.info")
-        info.update(self.info_text())
+        info.update(wrapped(self, self.info_text()))
 
     def on_option_list_option_highlighted(self, event) -> None:
         if event.option_list.id == "actions":
@@ -706,7 +756,8 @@ class GameOverScreen(GameScreen):
                               ("l", "app.show_log", "key.log", True)]
 
     def compose_body(self) -> ComposeResult:
-        yield Static("", id="standings", classes="panel")
+        with VerticalScroll(id="over-scroll", classes="panel"):
+            yield Static("", id="standings")
 
     def refresh_view(self) -> None:
         state = self.obs
@@ -727,9 +778,16 @@ class GameOverScreen(GameScreen):
                          f"{self.cards.guild(s.guild).name.get(self.lang)}")
         lines.append("")
         lines.append(self.tr("over.history") + ":")
+        # the whole history, in order (the panel scrolls: ↑↓, PgUp/PgDn, the mouse wheel)
         history = [e.event for e in self.app.feeds[self.seat].log
                    if isinstance(e.event, VictoryPointsGained)]
-        for e in history[-8:]:
-            lines.append(f" {t('seat', self.lang, n=e.seat + 1)} +{e.amount} → {e.vp}")
+        for n, e in enumerate(history, 1):
+            lines.append(self.tr("over.gain", n=f"{n:>{len(str(len(history)))}}",
+                                 seat=t("seat", self.lang, n=e.seat + 1),
+                                 amount=e.amount, vp=e.vp, target=t("seat", self.lang, n=e.target + 1),
+                                 why=t("vp." + e.reason, self.lang)))
+        if not history:
+            lines.append(" " + t("none", self.lang))
         panel = self.query_one("#standings", Static)
-        panel.update(lines_text(lines))
+        panel.update(wrapped(self, lines_text(lines)))
+        self.query_one("#over-scroll", VerticalScroll).focus()

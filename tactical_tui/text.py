@@ -68,6 +68,11 @@ UI: dict[str, dict[str, str]] = {
 }
 
 
+def plural(n: int, word: str) -> str:
+    """An English count: "1 card", "2 cards"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def ui(key: str, lang: str, **kw: object) -> str:
     return UI[key][lang].format(**kw)
 
@@ -78,6 +83,52 @@ class Describer:
     def __init__(self, cards: CardSet, lang: str) -> None:
         self.cards = cards
         self.lang = lang if lang in LANGS else "en"
+        # the attack being described (events come in order): who attacks, whether it is a
+        # counter, how often each target was chosen, and the chip total
+        self._attack: dict = {}
+
+    def _follow(self, e: E.Event) -> None:
+        if isinstance(e, E.AttackStarted):
+            self._attack = {"seat": e.seat, "counter": e.counter, "total": None,
+                            "times": {e.target: 1} if e.counter and e.target is not None else {}}
+        elif isinstance(e, E.TargetChosen) and self._attack.get("seat") == e.seat:
+            times = self._attack["times"]
+            times[e.target] = times.get(e.target, 0) + 1
+        elif isinstance(e, E.DrawEnded) and self._attack.get("seat") == e.seat:
+            self._attack["total"] = e.total
+
+    def chosen(self, e: E.TargetChosen) -> int:
+        """How often this attack has chosen `e.target` so far (1 for the first time)."""
+        if self._attack.get("seat") != e.seat:
+            return 1
+        return self._attack["times"].get(e.target, 1)
+
+    def bag(self, seat: int) -> str:
+        """Whose chip bag: "Seat 2's attack bag" / "席2のカウンター用チップバッグ"."""
+        counter = self._attack.get("seat") == seat and self._attack.get("counter")
+        if self.lang == "ja":
+            return f"{self.seat(seat)}の{'カウンター' if counter else 'アタック'}用チップバッグ"
+        return f"{self.seat(seat)}'s {'counter' if counter else 'attack'} bag"
+
+    def damage_note(self, e: E.DamageDealt) -> str:
+        """Why the damage differs from the chip total, when it does (§6 バトルチップとダメージ:
+        a seat chosen twice takes the damage twice — "2 × 1 = 2"; skills and a critical
+        outside the critical area change a target's damage), else ""."""
+        atk = self._attack
+        if atk.get("seat") != e.seat:
+            return ""
+        times = atk["times"].get(e.target, 1)
+        total = atk.get("total")
+        per = e.amount // times if times else e.amount
+        ja = self.lang == "ja"
+        bits = []
+        if total is not None and per != total:
+            bits.append(f"チップ合計{total}、このターゲットには{per}" if ja
+                        else f"chips total {total}, {per} against this target")
+        if times > 1:
+            bits.append(f"{times}回選ばれたので{times} × {per} = {e.amount}" if ja
+                        else f"chosen {times} times: {times} × {per} = {e.amount}")
+        return ("、".join(bits) + "、") if ja and bits else ("; ".join(bits) + "; ") if bits else ""
 
     def seat(self, i: int) -> str:
         return ui("seat", self.lang, n=i + 1)
@@ -116,6 +167,7 @@ class Describer:
         return out
 
     def describe(self, e: E.Event) -> str:
+        self._follow(e)
         fn = _FORMATS.get(type(e))
         if fn is None:
             return type(e).__name__
@@ -140,7 +192,7 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
                                              for i, (a, b) in enumerate(e.candidates))),
     E.DeckReshuffled: (
         lambda d, e: f"{'ディフェンス' if e.deck == 'defense' else 'アタック'}デッキを捨て山から作り直しました（{e.count}枚）",
-        lambda d, e: f"The {e.deck} deck was rebuilt from its discard pile ({e.count} cards)"),
+        lambda d, e: f"The {e.deck} deck was rebuilt from its discard pile ({plural(e.count, 'card')})"),
     E.HandDealt: (
         lambda d, e: f"{d.seat(e.seat)}の手札: {d.cards_(e.cards)}",
         lambda d, e: f"{d.seat(e.seat)}'s hand: {d.cards_(e.cards)}"),
@@ -152,7 +204,7 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"{d.seat(e.seat)} picks {d.card(e.card)}" + (" (the last card)" if e.auto else "")),
     E.HandsPassed: (
         lambda d, e: f"手札を時計回りに渡しました（残り{e.remaining}枚）",
-        lambda d, e: f"Hands pass clockwise ({e.remaining} cards left)"),
+        lambda d, e: f"Hands pass clockwise ({plural(e.remaining, 'card')} left)"),
     E.DraftEnded: (lambda d, e: "装備ドラフト終了", lambda d, e: "The draft is over"),
     E.BidRoundStarted: (
         lambda d, e: f"第{e.round}入札ラウンド開始（開始プレイヤー {d.seat(e.leader)}）: {d.cards_(e.targets)}",
@@ -250,14 +302,15 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"{d.seat(e.seat)}が魔力{e.amount}を消費（残り{e.mana}）",
         lambda d, e: f"{d.seat(e.seat)} pays {e.amount} mana ({e.mana} left)"),
     E.TargetChosen: (
-        lambda d, e: f"ターゲット: {d.seat(e.target)}", lambda d, e: f"Target: {d.seat(e.target)}"),
+        lambda d, e: f"ターゲット: {d.seat(e.target)}" + (f"（{d.chosen(e)}回目）" if d.chosen(e) > 1 else ""),
+        lambda d, e: f"Target: {d.seat(e.target)}" + (f" (chosen {d.chosen(e)} times)" if d.chosen(e) > 1 else "")),
     E.AreaChosen: (
         lambda d, e: f"エリア{e.area}を選択", lambda d, e: f"Area {e.area} chosen"),
     E.UnluckUsed: (
         lambda d, e: f"{d.seat(e.seat)}がアンラックを使用", lambda d, e: f"{d.seat(e.seat)} uses unluck"),
     E.BagFilled: (
-        lambda d, e: "チップバッグ: " + " ".join(d.chip(c) for c in e.chips),
-        lambda d, e: "Chip bag: " + " ".join(d.chip(c) for c in e.chips)),
+        lambda d, e: f"{d.bag(e.seat)}: " + " ".join(d.chip(c) for c in e.chips),
+        lambda d, e: f"{d.bag(e.seat)[:1].upper()}{d.bag(e.seat)[1:]}: " + " ".join(d.chip(c) for c in e.chips)),
     E.ChipDrawn: (
         lambda d, e: f"チップ: {d.chip(e.chip)}（合計{e.total}）",
         lambda d, e: f"Chip: {d.chip(e.chip)} (total {e.total})"),
@@ -265,11 +318,11 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"引く処理終了: {ui('end.' + e.reason, 'ja')}、合計{e.total}",
         lambda d, e: f"Drawing ends: {ui('end.' + e.reason, 'en')}, total {e.total}"),
     E.UnluckGained: (
-        lambda d, e: f"{d.seat(e.seat)}がアンラックチップを受け取る（{e.unluck}枚）",
-        lambda d, e: f"{d.seat(e.seat)} takes an unluck chip ({e.unluck})"),
+        lambda d, e: f"{d.seat(e.seat)}がアンラックチップを受け取る（計{e.unluck}枚）",
+        lambda d, e: f"{d.seat(e.seat)} takes an unluck chip ({e.unluck} in all)"),
     E.DamageDealt: (
-        lambda d, e: f"{d.seat(e.target)}に{e.amount}ダメージ（体力{e.hp}）",
-        lambda d, e: f"{d.seat(e.target)} takes {e.amount} damage (HP {e.hp})"),
+        lambda d, e: f"{d.seat(e.target)}に{e.amount}ダメージ（{d.damage_note(e)}体力{e.hp}）",
+        lambda d, e: f"{d.seat(e.target)} takes {e.amount} damage ({d.damage_note(e)}HP {e.hp})"),
     E.VictoryPointsGained: (
         lambda d, e: f"{d.seat(e.seat)}が勝利点{e.amount}（{ui('vp.' + e.reason, 'ja')}、計{e.vp}）",
         lambda d, e: f"{d.seat(e.seat)} gains {e.amount} VP ({ui('vp.' + e.reason, 'en')}; {e.vp} in all)"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Optional
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,7 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .i18n import pad, t
+from .i18n import Wrapped, keep_names, pad, t
 from .safe import as_text, plain
 
 if TYPE_CHECKING:                # the menus import this module: no rules at start-up
@@ -80,7 +81,8 @@ class BaseScreen(Guarded, Screen):
 
 
 def card_line(cards: CardSet, cid: str, lang: str, width: int = 34, extra: str = "") -> Text:
-    """A card as one line: name, kind and its numbers (cell-width aware)."""
+    """A card as one line of `width` cells: `extra`, the name, then its kind and numbers
+    right-aligned (measured by cell width, never len())."""
     c = cards.card(cid)
     name = plain(c.name.get(lang))
     if c.is_attack:
@@ -101,9 +103,22 @@ def card_line(cards: CardSet, cid: str, lang: str, width: int = 34, extra: str =
         else:
             part = "飾" if lang == "ja" else "acc"
         tail = f"{part} {t('cost', lang)}{c.cost} {t('bid', lang)}{c.bid} {t('mat', lang)}{c.material}"
-    from rich.cells import cell_len
-    text = pad(extra + name, max(8, width - cell_len(tail) - 1)) + " " + tail
-    return Text(text)
+    # the name gets every cell the numbers leave; a name that still does not fit is
+    # shortened with a visible "…" (the details, d, show it in full)
+    room = max(4, width - cell_len(extra) - cell_len(tail) - 1)
+    return Text(extra + pad(name, room) + " " + tail)
+
+
+def _keep(app) -> frozenset:
+    """The names kept whole on a line: the app's card set in its language."""
+    cards = getattr(app, "cards", None)
+    return keep_names(cards, app.lang) if cards is not None else frozenset()
+
+
+def wrapped(widget, text: Text) -> Wrapped:
+    """`text` to show in `widget` (a Static or an option), broken by the Japanese rules
+    at the width it is drawn in."""
+    return Wrapped(text, _keep(widget.app))
 
 
 # ------------------------------------------------------------------------- modals
@@ -123,8 +138,8 @@ class ChoiceScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog"):
             yield Static(as_text(self.title_text), classes="dialog-title")
-            yield OptionList(*[Option(as_text(o), id=str(i)) for i, o in enumerate(self.options)],
-                             id="choices")
+            yield OptionList(*[Option(wrapped(self, as_text(o)), id=str(i))
+                               for i, o in enumerate(self.options)], id="choices")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -158,8 +173,8 @@ class TextScreen(ModalScreen):
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
             with VerticalScroll(id="text-scroll"):
-                yield Static(as_text(self.body, lines=True) if isinstance(self.body, str) else self.body,
-                             id="text-body")
+                body = as_text(self.body, lines=True) if isinstance(self.body, str) else self.body
+                yield Static(wrapped(self, body) if isinstance(body, Text) else body, id="text-body")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -180,8 +195,8 @@ class LogScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
-            from textual.widgets import RichLog   # (rich.pretty and attrs: not at start-up)
-            yield RichLog(id="full-log", wrap=True, markup=False, min_width=20)
+            from .logview import LogView   # (RichLog: rich.pretty and attrs, not at start-up)
+            yield LogView(id="full-log", wrap=True, markup=False, min_width=20)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
