@@ -269,6 +269,7 @@ TUI: dict[str, dict[str, str]] = {
     "undo.table_closed": {"ja": "このゲームは閉じられています", "en": "This game is closed"},
     "status.waiting_for": {"ja": "{who}を待っています: {what}", "en": "Waiting for {who}: {what}"},
     "status.seats": {"ja": "{n}席", "en": "{n} seats"},
+    "status.seats.one": {"ja": "{n}席", "en": "{n} seat"},
     "status.waiting_ai": {"ja": "{who}を待っています · AI: {what}", "en": "Waiting for {who} · AI: {what}"},
     "doing.draft_pick": {"ja": "カードを選択中", "en": "picking a card"},
     "doing.bid": {"ja": "入札中", "en": "bidding"},

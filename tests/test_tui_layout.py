@@ -274,8 +274,10 @@ def test_game_over_shows_the_whole_vp_history_and_scrolls(lang):
                     break
             gains = [E.VictoryPointsGained(i % 4, (i + 1) % 4, 1 + i % 3, "low", i + 1)
                      for i in range(30)]
-            app.table.log.extend(LogEntry(event=g) for g in gains)
-            app.push_screen(localized(GameOverScreen, lang)())
+            app.feeds[0].log.extend(LogEntry(event=g) for g in gains)   # seat 0's view
+            over = localized(GameOverScreen, lang)(0, "over")
+            over.latest = app.feeds[0].latest
+            app.push_screen(over)
             await _stable(app, pilot)
             body = str(app.screen.query_one("#standings").render())
             rows = [x for x in body.splitlines() if re.match(r"\s*\d+\. ", x) and "→" in x]
