@@ -408,6 +408,7 @@ class TacticalApp(App):
         self._sync_queued = False
         if self.live is None or self.leaving or not self.is_running or not self.screen_stack:
             return
+        self.live.start()                    # (a game begun before the loop ran)
         if self._modal_open():
             # a dialog is up (a reveal, card details, a choice): the board beneath it
             # still follows the table; screens change once the dialog is closed
@@ -495,11 +496,16 @@ class TacticalApp(App):
         language."""
         if self.live is None:
             return
-        from .table import Refused
+        from .table import TABLE_REFUSALS, Refused
         result = self.live.submit(self.viewer, action)
         if isinstance(result, Refused):
-            from .text import refusal_text
-            reason = refusal_text(self.cards, result.code, result.params, self.lang)
+            if result.code in TABLE_REFUSALS:
+                seat = result.params.get("seat")
+                reason = t("refused." + result.code, self.lang,
+                           seat=t("seat", self.lang, n=seat + 1) if isinstance(seat, int) else "?")
+            else:
+                from .text import refusal_text
+                reason = refusal_text(self.cards, result.code, result.params, self.lang)
             self.notify(t("illegal", self.lang, reason=reason), severity="error")
 
     def _check_save(self) -> None:

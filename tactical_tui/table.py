@@ -337,6 +337,9 @@ UNDO_BLOCKERS: dict = {
 # Plain frozen data (no widgets, no callables): what a view receives and gets back. The
 # network table of issue 17 puts these on the wire.
 
+TABLE_REFUSALS = ("wrong_seat", "table_closed")   # codes of the table, not of the rules
+
+
 @frozen
 class Applied:
     """`submit` / `undo` result: done; the table is now at `version`."""
@@ -346,9 +349,10 @@ class Applied:
 @frozen
 class Refused:
     """`submit` / `undo` result: nothing changed. `code` is a rules refusal code
-    (rules.actions, `IllegalAction.code`) or a table's own (`wrong_seat`, `not_an_action`,
-    `game_over`, `table_closed`, `undo_*`); `params` are plain values a view translates
-    (tactical_tui.text.refusal_text; undo codes: i18n "undo.<code>")."""
+    (rules.actions, `IllegalAction.code`, also `not_an_action` and `game_over`) or the
+    table's own (TABLE_REFUSALS: `wrong_seat`, `table_closed`; undo: `undo_*`); `params`
+    are plain values a view translates (rules codes: tactical_tui.text.refusal_text; the
+    table's: i18n "refused.<code>", undo's: i18n "undo.<code>")."""
     code: str
     params: dict = field(factory=dict)
 
@@ -543,7 +547,7 @@ class LiveTable:
         if self.closed:
             return Refused("table_closed")
         if not isinstance(action, Action):
-            return Refused("not_an_action", {"type": type(action).__name__})
+            return Refused("not_an_action", {"got": type(action).__name__})
         if not isinstance(seat, int) or not 0 <= seat < len(self.game.seats) \
                 or getattr(action, "seat", None) != seat:
             return Refused("wrong_seat", {"seat": getattr(action, "seat", None), "yours": seat})
@@ -591,8 +595,12 @@ class LiveTable:
     def start(self) -> None:
         """Start the AI seats' task on the running loop (idempotent)."""
         if self._task is None and not self.closed:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:           # no loop yet: started again from one later
+                return
             self._wake = asyncio.Event()
-            self._task = asyncio.get_running_loop().create_task(self._ai_loop())
+            self._task = loop.create_task(self._ai_loop())
 
     def _poke(self) -> None:
         if self._wake is not None:

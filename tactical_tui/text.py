@@ -511,13 +511,6 @@ REFUSAL_UI: dict[str, dict[str, str]] = {
     "action.Stop": {"ja": "ここで止める", "en": "Stop"},
 }
 UI.update(REFUSAL_UI)
-# Refusals of the table itself (tactical_tui.table.LiveTable.submit), not of the rules.
-UI.update({
-    "illegal.wrong_seat": {"ja": "この画面からは{seat}の行動は送れません",
-                           "en": "This view cannot act for {seat}"},
-    "illegal.not_an_action": {"ja": "行動ではありません（{type}）", "en": "That is not an action ({type})"},
-    "illegal.table_closed": {"ja": "このゲームは閉じられています", "en": "This game is closed"},
-})
 
 _TIMING_PHRASE = {
     "ja": {"attack": "アタック時", "counter": "カウンター時", "any": "アタック時・カウンター時",
