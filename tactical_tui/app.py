@@ -74,8 +74,9 @@ class TacticalApp(App):
     def on_mount(self) -> None:
         self._install_signal_handlers()
         self._watch_terminal()
-        from .commands import apply_theme
+        from .commands import apply_theme, localize_palette_key
         apply_theme(self, self.store.settings.theme)
+        localize_palette_key(self)
         if self.store.problem is not None:   # a damaged settings file: the defaults, and why
             self.notify(self.store.problem.text(self.lang), severity="warning", timeout=12)
         if self.autosave:
@@ -210,6 +211,8 @@ class TacticalApp(App):
 
     def set_lang(self, lang: str) -> None:
         self.lang = lang
+        from .commands import localize_palette_key
+        localize_palette_key(self)
         if isinstance(self.screen, SetupScreen):
             old = self.screen
             new = localized(SetupScreen, lang)()

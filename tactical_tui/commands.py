@@ -200,6 +200,21 @@ class GamePalette(CommandPalette):
             self.dismiss()
 
 
+def localize_palette_key(app) -> None:
+    """The Footer shows the palette key (Ctrl+P) on every screen, with the description
+    of the app's binding: in the player's language (Textual's own is "palette")."""
+    import dataclasses
+    from .i18n import t
+    try:
+        table = app._bindings.key_to_bindings
+        key = app.COMMAND_PALETTE_BINDING
+        table[key] = [dataclasses.replace(b, description=t("key.palette", app.lang))
+                      if b.action == "command_palette" else b for b in table.get(key, [])]
+        app.refresh_bindings()
+    except (AttributeError, TypeError):     # another Textual: its own word stays
+        pass
+
+
 def too_small(app) -> bool:
     from .widgets import MIN_H, MIN_W
     w, h = app.size

@@ -352,9 +352,8 @@ TEXT = {
 # Short forms for the draft and bid screens' side panels (≤ 36 cells).
 SHORT = {
     "material": {"ja": "マテリアル+{n}", "en": "+{n} material"},
-    "auction": {"ja": "同額入札に1回+1", "en": "once: +1 to a tied bid"},
-    "appraisal": {"ja": "最終ラウンドに無入札の対象を獲得",
-                  "en": "last round: take an unbid target"},
+    "auction": {"ja": "同額入札に1回+1", "en": "+1 on a tie, once"},
+    "appraisal": {"ja": "無入札の対象を獲得", "en": "takes an unbid target"},
 }
 
 
@@ -416,11 +415,33 @@ def guild_lines(cards, guild_id: str, lang: str, width: int = 36) -> list[str]:
     """Your guild and its trait for a side panel: the name with 《trait》, then what the
     trait does in short (lines of at most `width` cells)."""
     g = cards.guild(guild_id)
-    head = f"{g.name.get(lang)}《{g.trait.name.get(lang)}》"
     short = SHORT.get(g.trait.kind)
     body = short[lang if lang in short else "en"].format(n=g.trait.amount) if short \
         else trait_text(cards, g.trait, lang)
-    return wrap(plain(head), width, lang) + wrap(" " + plain(body), width, lang, indent=" ")
+    return wrap(guild_name(g, lang), width, lang) + wrap(" " + plain(body), width, lang, indent=" ")
+
+
+def guild_name(g, lang: str) -> str:
+    """A guild with its trait: 金鷹ギルド《競売》 / Golden Hawk Guild: Auction."""
+    if lang == "ja":
+        return plain(f"{g.name.get(lang)}《{g.trait.name.get(lang)}》")
+    return plain(f"{g.name.get(lang)}: {g.trait.name.get(lang)}")
+
+
+def guild_line(cards, guild_id: str, lang: str, width: int = 35) -> str:
+    """Your guild and its trait in one line of at most `width` cells: the name with
+    《trait》 and what it does in short when that fits."""
+    g = cards.guild(guild_id)
+    head = guild_name(g, lang)
+    short = SHORT.get(g.trait.kind)
+    if short:
+        full = head + (" " if lang == "ja" else ", ") + short[lang if lang in short else "en"].format(n=g.trait.amount)
+        if cell_len(full) <= width:
+            return full
+    if cell_len(head) <= width:
+        return head
+    from .i18n import pad
+    return pad(head, width - 1).rstrip() + "…"
 
 
 def _cards_of(app):
@@ -444,11 +465,11 @@ def guild_page(app, lang: str) -> str:
         seat = getattr(app, "viewer", 0)
         mine = table.observe(seat).seats[seat].guild
         g = cards.guild(mine)
-        lines.append(tx("guilds.yours", lang, guild=f"{g.name.get(lang)}《{g.trait.name.get(lang)}》"))
+        lines.append(tx("guilds.yours", lang, guild=guild_name(g, lang)))
         lines.append("")
     for g in sorted(cards.guilds, key=lambda g: g.number):
-        head = f"{g.number} {g.name.get(lang)}《{g.trait.name.get(lang)}》: "
-        lines += wrap(plain(head + trait_text(cards, g.trait, lang)), WIDTH, lang, indent="    ")
+        head = f"{g.number} {guild_name(g, lang)}" + (": " if lang == "ja" else " — ")
+        lines += wrap(head + plain(trait_text(cards, g.trait, lang)), WIDTH, lang, indent="    ")
     return "\n".join(lines)
 
 

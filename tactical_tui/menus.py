@@ -14,8 +14,7 @@ from .widgets import BaseScreen
 
 
 class TitleScreen(BaseScreen):
-    KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True),
-                              ("ctrl+p", "app.command_palette", "key.palette", True)]
+    KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True)]
     ITEMS = ("quick", "new", "continue", "howto", "rules", "lang", "quit")
 
     def compose_body(self) -> ComposeResult:

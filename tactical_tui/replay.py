@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
@@ -35,6 +36,21 @@ RT = {
 
 def rt(key: str, lang: str, **kw) -> str:
     return RT[key][lang].format(**kw)
+
+
+def field_map(state: GameState, lang: str) -> Text:
+    """The battle field of `state` — the six areas and who stands where — drawn by the
+    battle screen's own `BattleScreen.field_text`, for a view of no seat (no "@", no
+    attack area highlighted); a knocked-out seat stands nowhere."""
+    from types import SimpleNamespace
+    from .screens import BattleScreen
+    seats = [SimpleNamespace(seat=i, area=None if s.knocked_out else s.area)
+             for i, s in enumerate(state.seats)]
+    view = SimpleNamespace(obs=SimpleNamespace(seats=seats), seat=-1, lang=lang,
+                           tr=lambda key, **kw: t(key, lang, **kw),
+                           highlight_areas=lambda: (set(), set()))
+    rows = BattleScreen.field_text(view).split("\n")
+    return Text("\n").join(rows[:3])         # (its legend line names "@ = you")
 
 
 class ReplayScreen(Guarded, Screen):
@@ -120,7 +136,10 @@ class ReplayScreen(Guarded, Screen):
                     lines.append(f"  {rt('picks', lang)}: {names(s.picks)}")
                 if s.equipped:
                     lines.append(f"  {rt('equip', lang)}: {names(s.equipped)}")
-        self.query_one("#state", Static).update(lines_text(lines))
+        body = lines_text(lines)
+        if state is not None and phase in ("battle", "over"):
+            body = field_map(state, lang) + Text("\n") + body
+        self.query_one("#state", Static).update(body)
         log = self.query_one("#rlog", RichLog)
         log.clear()
         d = Describer(cards, lang)

@@ -180,6 +180,9 @@ class DraftScreen(GameScreen):
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
+        from .howto import guild_line       # your guild and its trait, on the panel's border
+        side.border_subtitle = as_text(guild_line(self.cards, obs.seats[self.seat].guild,
+                                                  self.lang, 35))
         side.update(lines_text(info))
 
     def highlighted_card(self):
@@ -239,6 +242,8 @@ class BidScreen(GameScreen):
                 bits.append("← " + self.tr("bid.turn"))
             lines.append(" ".join(bits))
         lines.append("")
+        from .howto import guild_lines      # your guild and what its trait does
+        lines += guild_lines(self.cards, obs.seats[self.seat].guild, self.lang, 34)
         lines.append(self.tr("bid.help"))
         if not bid_cards:
             lines.append(self.tr("bid.no_cards"))
