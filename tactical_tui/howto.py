@@ -364,8 +364,8 @@ def tx(key: str, lang: str, **kw: object) -> str:
 
 def wrap(text: str, width: int, lang: str, indent: str = "") -> list[str]:
     """`text` in lines of at most `width` cells: English at spaces; Japanese between
-    any two characters, but never before 、。）」』》 nor after （「『《 (a name in
-    《》 keeps its closing mark); continuation lines start with `indent`."""
+    any two characters, but never before 、。）」』》 nor after （「『《, and never inside
+    a 《name》; continuation lines start with `indent`."""
     out: list[str] = []
     no_start = set("、。，．）」』》】・ー…：:")
     no_end = set("（「『《【")
@@ -382,16 +382,14 @@ def wrap(text: str, width: int, lang: str, indent: str = "") -> list[str]:
         return out
     for ch in text:
         if cell_len(line + ch) > width and line.strip():
-            cut = len(line)
             low = len(indent) + 1
-            opened = line.rfind("《")
-            if opened > line.rfind("》") and opened >= low:
-                cut = opened                 # a 《name》 is never split
-            # the next line may not start with a closing mark, this one not end with an opening one
-            while cut > low and ((line[cut:] + ch)[0] in no_start or line[cut - 1] in no_end):
-                cut -= 1
-            if cut <= low:
-                cut = len(line)
+            rest = line + ch
+
+            def allowed(cut: int) -> bool:
+                head = rest[:cut]
+                inside = head.rfind("《") > head.rfind("》")     # a 《name》 is never split
+                return not inside and rest[cut] not in no_start and rest[cut - 1] not in no_end
+            cut = next((c for c in range(len(line), low, -1) if allowed(c)), len(line))
             out.append(line[:cut])
             line = indent + line[cut:]
         line += ch
