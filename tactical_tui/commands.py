@@ -130,30 +130,36 @@ def game_over(app) -> bool:
     return table is not None and table.state.phase == "over"
 
 
-def commands(app) -> Iterator[tuple[str, str, Callable[[], None]]]:
-    """(name, help, run) of every command that means something now, in app.lang."""
+def commands(app) -> Iterator[tuple[str, str, Callable[[], None], str]]:
+    """(name, help, run, English name) of every command that means something now, in
+    app.lang (the English name is searched too: "rules" finds ルール)."""
     lang = app.lang
-    yield ct("howto", lang), ct("howto.help", lang), partial(_howto, app)
-    yield ct("rules", lang), ct("rules.help", lang), app.action_help
-    yield ct("new", lang), ct("new.help", lang), app.action_new_game
+
+    def item(key: str, run: Callable[[], None], help_: Optional[str] = None, **kw):
+        return (ct(key, lang, **kw), help_ if help_ is not None else ct(key + ".help", lang, **kw),
+                run, ct(key, "en", **kw))
+    yield item("howto", partial(_howto, app))
+    yield item("rules", app.action_help)
+    yield item("new", app.action_new_game)
     if not in_game(app):
-        yield ct("continue", lang), ct("continue.help", lang), app.show_continue
+        yield item("continue", app.show_continue)
     else:
-        yield ct("title", lang), ct("title.help", lang), app.action_back_to_title
-    yield ct("lang", lang), ct("lang.help", lang), partial(switch_language, app)
+        yield item("title", app.action_back_to_title)
+    yield item("lang", partial(switch_language, app))
     other = "light" if current_theme(app) == "dark" else "dark"
-    yield (ct("theme", lang, name=ct("theme." + other, lang)), ct("theme.help", lang),
-           partial(set_theme, app, other))
+    name = ct("theme", lang, name=ct("theme." + other, lang))
+    yield name, ct("theme.help", lang), partial(set_theme, app, other), \
+        ct("theme", "en", name=ct("theme." + other, "en"))
     for s in DELAYS:
         if abs(s - app.ai_delay) > 1e-9:
-            yield ct("delay", lang, s=s), ct("delay.help", lang, now=app.ai_delay), \
-                partial(set_delay, app, s)
+            yield item("delay", partial(set_delay, app, s),
+                       ct("delay.help", lang, now=app.ai_delay), s=s)
     if game_over(app):
-        yield ct("replay", lang), ct("replay.help", lang), app.action_save_replay
+        yield item("replay", app.action_save_replay)
     else:
         why = ct("replay.not_yet" if in_game(app) else "replay.no_game", lang)
-        yield ct("replay", lang), why, partial(app.notify, why)
-    yield ct("quit", lang), ct("quit.help", lang), app.action_request_quit
+        yield item("replay", partial(app.notify, why), why)
+    yield item("quit", app.action_request_quit)
 
 
 def _howto(app) -> None:
@@ -176,13 +182,13 @@ class GameCommands(Provider):
         return out
 
     async def discover(self) -> Hits:
-        for name, help_, run in commands(self.app):
+        for name, help_, run, _ in commands(self.app):
             yield DiscoveryHit(Text(plain(name)), run, text=name, help=escape(plain(help_)))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, help_, run in commands(self.app):
-            score = matcher.match(name)
+        for name, help_, run, english in commands(self.app):
+            score = max(matcher.match(name), matcher.match(english) * 0.9)
             if score > 0:
                 yield Hit(score, self._highlight(matcher, name), run, text=name,
                           help=escape(plain(help_)))
@@ -190,14 +196,47 @@ class GameCommands(Provider):
 
 class GamePalette(CommandPalette):
     """Textual's palette with the game's Ctrl+C (asks before quitting) and the size
-    guard: it closes when the terminal becomes smaller than 80×24."""
+    guard: below 80×24 it shows the "please enlarge" message instead of the commands,
+    and its search box takes no key (no Enter runs a command) until the terminal is
+    large enough again. (It is not closed by itself: a screen dismissed in the middle of
+    a resize left the screen below without its next resize, in Textual 8.2.)"""
 
     BINDINGS = [Binding("ctrl+c", "app.request_quit", show=False, priority=True),
                 Binding("ctrl+q", "app.request_quit", show=False, priority=True)]
 
+    DEFAULT_CSS = """
+    GamePalette #too-small { display: none; height: 1fr; content-align: center middle;
+                             padding: 1 2; background: $surface; }
+    GamePalette.small #--container { display: none; }
+    GamePalette.small #too-small { display: block; }
+    """
+
+    def compose(self):
+        yield from super().compose()
+        from textual.widgets import Static
+        yield Static("", id="too-small")
+
+    def on_mount(self) -> None:
+        self.check_size()
+
     def on_resize(self, event) -> None:
-        if too_small(self.app):
-            self.dismiss()
+        self.check_size()
+
+    def check_size(self) -> None:
+        small = too_small(self.app)
+        self.set_class(small, "small")
+        from textual.command import CommandInput
+        for box in self.query(CommandInput):     # no typing, no Enter while small
+            box.disabled = small
+            if not small:
+                box.focus()
+        if small:
+            from textual.widgets import Static
+            from .i18n import t
+            w, h = self.app.size
+            self.query_one("#too-small", Static).update(
+                Text(plain(t("too_small", self.app.lang, w=w, h=h))))
+
 
 
 def localize_palette_key(app) -> None:
