@@ -10,7 +10,7 @@ from typing import Optional
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
@@ -54,6 +54,8 @@ def field_map(state: GameState, lang: str) -> Text:
 
 
 class ReplayScreen(Guarded, Screen):
+    DEFAULT_CSS = "ReplayScreen #state-scroll { width: 1fr; }"
+
     KEYS = [("right", "step(1)", "key.next", True, True), ("left", "step(-1)", "key.prev", True, True),
             ("pagedown", "step(10)", "", False, True), ("pageup", "step(-10)", "", False, True),
             ("end", "step(100000)", "", False, True), ("home", "step(-100000)", "", False, True),
@@ -104,7 +106,8 @@ class ReplayScreen(Guarded, Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
         with Horizontal(id="body"):
-            yield Static("", id="state", classes="panel")
+            with VerticalScroll(id="state-scroll", classes="panel"):   # ↑↓ scroll it
+                yield Static("", id="state")
             yield RichLog(id="rlog", wrap=True, markup=False, min_width=20, classes="panel side")
         yield from self.compose_guard()
         yield Footer(compact=True)
@@ -127,10 +130,12 @@ class ReplayScreen(Guarded, Screen):
         lines = []
         if state is not None:
             for i, s in enumerate(state.seats):
-                lines.append(f"{t('seat', lang, n=i + 1)} {cards.guild(s.guild).name.get(lang)} "
-                             f"{cards.race(s.race).name.get(lang) if s.race else '/'.join(cards.race(r).name.get(lang) for r in s.race_candidates)}")
-                if phase == "battle" or phase == "over":
-                    lines.append(f"  HP{s.hp} MP{s.mana} VP{s.vp} U{s.unluck} @{s.area or '-'}")
+                head = (f"{t('seat', lang, n=i + 1)} {cards.guild(s.guild).name.get(lang)} "
+                        f"{cards.race(s.race).name.get(lang) if s.race else '/'.join(cards.race(r).name.get(lang) for r in s.race_candidates)}")
+                if phase == "battle" or phase == "over":    # (one line: the field is above)
+                    where = t("battle.out", lang) if s.knocked_out else (s.area or "-")
+                    head += f"  HP{s.hp} MP{s.mana} VP{s.vp} U{s.unluck} @{where}"
+                lines.append(head)
                 lines.append(f"  {rt('hand', lang)}: {names(s.hand)}")
                 if s.picks:
                     lines.append(f"  {rt('picks', lang)}: {names(s.picks)}")
