@@ -289,8 +289,8 @@ Knock-outs and VP
         "ja": """\
 どの画面でも
   ?/F1  ヘルプ（クイックリファレンス）。ヘルプで p を押すとこの遊び方へ
-  Ctrl+P コマンドパレット: 新しいゲーム・続きから・言語・AIの間・ルール・
-         遊び方・テーマ・リプレイ保存を名前で探して実行
+  Ctrl+P コマンドパレット（ダイアログ以外）: 新しいゲーム・続きから・言語・
+         AIの間・ルール・遊び方・テーマ・リプレイ保存を名前で探して実行
   Ctrl+C 終了（ゲームは手ごとに自動保存。タイトルの「続きから」か
          tactical --resume で再開できます）
 
@@ -308,8 +308,8 @@ Knock-outs and VP
         "en": """\
 Everywhere
   ?/F1    Help (the quick reference); press p there for this guide
-  Ctrl+P  The command palette: new game, continue, language, AI pause,
-          rules, how to play, theme, save replay — type to find one
+  Ctrl+P  The command palette (not in dialogs): new game, continue,
+          language, AI pause, rules, how to play, theme, save replay
   Ctrl+C  Quit (the game is saved after every action: Continue on the
           title screen or tactical --resume takes it up again)
 

@@ -172,3 +172,31 @@ def test_japanese_palette_finds_commands_by_their_english_name():
             await pilot.pause(0.2)
             assert type(app.screen).__name__.startswith("HelpScreen")
     asyncio.run(run())
+
+
+def test_language_switch_in_a_game_redraws_the_phase_screen_and_play_goes_on():
+    from tactical_tui.screens import DraftScreen
+
+    async def run():
+        app = make_app("en", quick=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(400):
+                await pilot.pause(0.01)
+                if human_turn(app):
+                    break
+            await _open(app, pilot)
+            await pilot.press(*"language")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            await pilot.pause(0.3)
+            assert app.lang == "ja" and isinstance(app.screen, DraftScreen)
+            text = screen_text(app)
+            assert "装備ドラフト" in text and "決定" in text.split("\n")[-2]   # the Footer too
+            moves = len(app.table.history)
+            await pilot.press("H")
+            for _ in range(100):
+                await pilot.pause(0.01)
+                if len(app.table.history) > moves:
+                    break
+            assert len(app.table.history) > moves
+    asyncio.run(run())
