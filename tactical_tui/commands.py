@@ -109,10 +109,21 @@ def switch_language(app) -> None:
     app.set_lang(new)
     remember(app, lang=new)
     phase_screen = getattr(app, "_phase_screen", None)
-    show = getattr(app, "_show_phase", None)
-    if phase_screen is not None and show is not None and phase_screen() is not None:
-        show(app._phase, force=True)
+    if phase_screen is not None and phase_screen() is not None:
+        show = getattr(app, "_show_phase", None)
+        if show is not None:                 # the app that runs the game loop itself
+            show(app._phase, force=True)
+        elif getattr(app, "_show", None) is not None:   # the app of views over a table
+            try:
+                app._show(app.feeds[app.viewer].latest, fresh=True)
+            except (AttributeError, KeyError, TypeError):
+                pass
     app.notify(ct("lang.done", new))
+
+
+def resume_hook(app) -> Optional[Callable[[], None]]:
+    """What the app runs when a dialog closes, so the game goes on (advance, or _sync)."""
+    return getattr(app, "advance", None) or getattr(app, "_sync", None)
 
 
 def set_delay(app, seconds: float) -> None:
@@ -264,7 +275,7 @@ def open_palette(app) -> None:
     """Ctrl+P: the palette, unless it is open already or the terminal is too small."""
     if too_small(app) or CommandPalette.is_open(app):
         return
-    resume: Optional[Callable[[], None]] = getattr(app, "advance", None)
+    resume = resume_hook(app)
     app.push_screen(GamePalette(providers=[GameCommands], placeholder=ct("placeholder", app.lang),
                                 id="--command-palette"),
                     (lambda _: app.call_later(resume)) if resume else None)

@@ -550,8 +550,9 @@ class HelpScreen(TextScreen):
 
 def show_howto(app, start: str = "goal") -> None:
     """Push How to play (in the app's language); the game goes on when it is closed."""
+    from .commands import resume_hook
     from .widgets import localized
-    resume = getattr(app, "advance", None)
+    resume = resume_hook(app)
     app.push_screen(localized(HowToScreen, app.lang)(start),
                     (lambda _: app.call_later(resume)) if resume else None)
 
