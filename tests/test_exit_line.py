@@ -105,8 +105,6 @@ def test_quit_dialog_wording_in_a_game(tmp_path, monkeypatch):
 
         async def run():
             async with app.run_test(size=(80, 24)) as pilot:
-                assert quit_question(app) in ("Quit TACTICAL?", "TACTICALを終了しますか？") \
-                    or app.table is not None
                 for _ in range(400):
                     await pilot.pause(0.01)
                     if human_turn(app):
@@ -128,7 +126,21 @@ def test_quit_dialog_wording_in_a_game(tmp_path, monkeypatch):
         asyncio.run(run())
 
 
-def test_no_line_without_a_game_or_for_a_finished_one():
-    app = make_app("en")
-    app.lang = "en"
+def test_no_line_without_a_game_or_for_a_finished_or_unsaved_one(tmp_path):
+    from types import SimpleNamespace as NS
+    saved = tmp_path / "g.json"
+    saved.write_text("{}")
+    app = NS(lang="en", table=None)
+    assert exit_line(app) is None and quit_question(app) == "Quit TACTICAL?"
+    app.table = NS(state=NS(phase="battle"), save_path=saved, save_problem=None)
+    assert exit_line(app) == LINE["en"]
+    app.lang = "ja"
+    assert exit_line(app) == LINE["ja"]
+    app.table.state.phase = "over"
+    assert exit_line(app) is None and "s" in quit_question(app)
+    app.table.state.phase = "battle"
+    app.table.save_problem = "disk full"
+    assert exit_line(app) is None and "disk full" in quit_question(app)
+    app.table.save_problem = None
+    app.table.save_path = tmp_path / "missing.json"
     assert exit_line(app) is None
