@@ -44,17 +44,19 @@ def result_events() -> tuple:
 class TacticalApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "TACTICAL"
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True        # Ctrl+P: the game's commands (commands.py)
 
     def __init__(self, lang: Optional[str] = None, cards: Optional[CardSet] = None,
                  ai_delay: float = 0.6, quick: bool = False, seed: Optional[int] = None,
                  resume: Optional[str] = None, seats: Optional[tuple[str, ...]] = None,
-                 autosave: bool = True) -> None:
+                 autosave: bool = True, store=None) -> None:
         super().__init__()
+        from .settings import Store
+        self.store = store if store is not None else Store()   # settings; kept when from a file
         self._resume = resume            # a save file to open at start ("" = the last game)
         self._seats = seats              # quick start with these seats (human / AI levels)
         self.autosave = autosave
-        self.lang = lang or default_lang()
+        self.lang = lang or self.store.settings.lang or default_lang()
         self._cards = cards              # None: the shipped card data, loaded when needed
         self.ai_delay = ai_delay
         self.live: Optional[LiveTable] = None   # the game being played
@@ -104,6 +106,11 @@ class TacticalApp(App):
     def on_mount(self) -> None:
         self._install_signal_handlers()
         self._watch_terminal()
+        from .commands import apply_theme, localize_palette_key
+        apply_theme(self, self.store.settings.theme)
+        localize_palette_key(self)
+        if self.store.problem is not None:   # a damaged settings file: the defaults, and why
+            self.notify(self.store.problem.text(self.lang), severity="warning", timeout=12)
         if self.autosave:
             from .savefiles import clean_temp_files
             clean_temp_files()           # left by a TACTICAL that was killed mid-write
@@ -238,6 +245,8 @@ class TacticalApp(App):
 
     def set_lang(self, lang: str) -> None:
         self.lang = lang
+        from .commands import localize_palette_key
+        localize_palette_key(self)
         if isinstance(self.screen, SetupScreen):
             old = self.screen
             new = localized(SetupScreen, lang)()
@@ -256,8 +265,13 @@ class TacticalApp(App):
             self.show_continue()
         elif choice == "rules":
             self.action_help()
+        elif choice == "howto":
+            from .howto import show_howto
+            show_howto(self)
         elif choice == "lang":
+            from .commands import remember
             self.set_lang("en" if self.lang == "ja" else "ja")
+            remember(self, lang=self.lang)
         elif choice == "quit":
             self.exit()
 
@@ -600,7 +614,8 @@ class TacticalApp(App):
     def action_help(self) -> None:
         scr = self._phase_screen()
         where = self._phase if scr is not None else "title"
-        self.push_screen(localized(TextScreen, self.lang)(t("help.title", self.lang),
+        from .howto import HelpScreen            # the help, with `p` to How to play
+        self.push_screen(localized(HelpScreen, self.lang)(t("help.title", self.lang),
                                                           help_text(self.lang, where)),
                          lambda _: self.call_later(self._sync))
 
@@ -635,5 +650,10 @@ class TacticalApp(App):
         if isinstance(self.screen, ConfirmScreen):
             self.exit()
             return
-        self.push_screen(localized(ConfirmScreen, self.lang)(t("quit.ask", self.lang)),
+        from .exitline import quit_question
+        self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)),
                          lambda yes: self.exit() if yes else self.call_later(self._sync))
+
+    def action_command_palette(self) -> None:
+        from .commands import open_palette
+        open_palette(self)

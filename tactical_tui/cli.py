@@ -39,8 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--first-game", action="store_true", help="only the initial set (cards without the star)")
     p.add_argument("--cards", default=None, help="card data file (default: the shipped cards.toml)")
     p.add_argument("--quick", action="store_true", help="skip the title: you + 3 normal AI, first game")
-    p.add_argument("--ai-delay", type=float, default=0.6, metavar="SECONDS",
-                   help="pause after each AI action in bidding and battle (default 0.6)")
+    p.add_argument("--ai-delay", type=float, default=None, metavar="SECONDS",
+                   help="pause after each AI action in bidding and battle "
+                        "(default: the settings file, else 0.6)")
     p.add_argument("--resume", nargs="?", const="", default=None, metavar="FILE",
                    help="continue the last unfinished game (or the given save file)")
     p.add_argument("--seats", default=None,
@@ -136,6 +137,17 @@ def _exit_on_hangup() -> None:
             signal.signal(sig, leave)
 
 
+def _print_exit_line(app) -> None:
+    """After the app has exited: one line saying the game is saved and how to go on."""
+    from .exitline import exit_line
+    line = exit_line(app)
+    if line:
+        try:
+            print(plain(line))
+        except (OSError, ValueError):    # the terminal is gone (a hang-up)
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     lang = args.lang or default_lang()
@@ -193,8 +205,15 @@ def main(argv: list[str] | None = None) -> int:
         from .app import TacticalApp
         # the shipped card data is loaded when a game needs it (from the cache); a file
         # named with --cards is read now, so that a problem with it is said before the app
-        TacticalApp(lang=lang, cards=load_cards(args.cards) if args.cards else None, ai_delay=args.ai_delay,
-                    quick=args.quick, seed=args.seed, resume=args.resume, seats=seats).run()
+        from .settings import Store
+        store = Store.from_file()            # the remembered settings; options override them
+        app = TacticalApp(lang=args.lang or store.settings.lang or lang, cards=load_cards(args.cards) if args.cards else None,
+                          ai_delay=args.ai_delay if args.ai_delay is not None
+                          else store.settings.ai_delay,
+                          quick=args.quick, seed=args.seed, resume=args.resume, seats=seats,
+                          store=store)
+        app.run()
+        _print_exit_line(app)
         return 0
     except _card_data_error() as exc:
         from .text import card_error_text

@@ -15,7 +15,7 @@ from .widgets import BaseScreen
 
 class TitleScreen(BaseScreen):
     KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True)]
-    ITEMS = ("quick", "new", "continue", "rules", "lang", "quit")
+    ITEMS = ("quick", "new", "continue", "howto", "rules", "lang", "quit")
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="title-art")
@@ -135,7 +135,19 @@ class SetupScreen(BaseScreen):
         if self.seed is None:
             self.seed = self.app.default_seed
         self.delay = self.app.ai_delay
+        store = getattr(self.app, "store", None)
+        if store is not None:                # the remembered players, seats, first game
+            saved = store.settings
+            self.players, self.seats, self.first_game = \
+                saved.players, list(saved.seats), saved.first_game
         self.refresh_view()
+
+    def remember(self) -> None:
+        """Keep this screen's choices as the next new game's defaults (settings.py)."""
+        self.app.ai_delay = self.delay
+        from .commands import remember
+        remember(self.app, players=self.players, seats=list(self.seats),
+                 first_game=self.first_game, ai_delay=self.delay)
 
     def rows(self) -> list[tuple[str, str]]:
         lv = lambda x: self.tr("setup.human") if x == "human" else \
@@ -180,13 +192,17 @@ class SetupScreen(BaseScreen):
         elif key == "first":
             self.first_game = not self.first_game
         elif key == "lang":
+            self.remember()
             self.app.set_lang("en" if self.lang == "ja" else "ja")
+            from .commands import remember
+            remember(self.app, lang=self.app.lang)
             return
         elif key == "seed":
             self.seed = None if (self.seed is not None and self.seed + step < 0) else \
                 max(0, (self.seed if self.seed is not None else -1) + step)
         elif key == "delay":
             self.delay = round(min(3.0, max(0.0, self.delay + 0.2 * step)), 1)
+        self.remember()
         self.refresh_view()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

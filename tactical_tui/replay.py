@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
@@ -37,7 +38,24 @@ def rt(key: str, lang: str, **kw) -> str:
     return RT[key][lang].format(**kw)
 
 
+def field_map(state: GameState, lang: str) -> Text:
+    """The battle field of `state` — the six areas and who stands where — drawn by the
+    battle screen's own `BattleScreen.field_text`, for a view of no seat (no "@", no
+    attack area highlighted); a knocked-out seat stands nowhere."""
+    from types import SimpleNamespace
+    from .screens import BattleScreen
+    seats = [SimpleNamespace(seat=i, area=None if s.knocked_out else s.area)
+             for i, s in enumerate(state.seats)]
+    view = SimpleNamespace(obs=SimpleNamespace(seats=seats), seat=-1, lang=lang,
+                           tr=lambda key, **kw: t(key, lang, **kw),
+                           highlight_areas=lambda: (set(), set()))
+    rows = BattleScreen.field_text(view).split("\n")
+    return Text("\n").join(rows[:3])         # (its legend line names "@ = you")
+
+
 class ReplayScreen(Guarded, Screen):
+    DEFAULT_CSS = "ReplayScreen #state-scroll { width: 1fr; }"
+
     KEYS = [("right", "step(1)", "key.next", True, True), ("left", "step(-1)", "key.prev", True, True),
             ("pagedown", "step(10)", "", False, True), ("pageup", "step(-10)", "", False, True),
             ("end", "step(100000)", "", False, True), ("home", "step(-100000)", "", False, True),
@@ -88,7 +106,8 @@ class ReplayScreen(Guarded, Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
         with Horizontal(id="body"):
-            yield Static("", id="state", classes="panel")
+            with VerticalScroll(id="state-scroll", classes="panel"):   # ↑↓ scroll it
+                yield Static("", id="state")
             yield RichLog(id="rlog", wrap=True, markup=False, min_width=20, classes="panel side")
         yield from self.compose_guard()
         yield Footer(compact=True)
@@ -111,17 +130,22 @@ class ReplayScreen(Guarded, Screen):
         lines = []
         if state is not None:
             for i, s in enumerate(state.seats):
-                lines.append(f"{t('seat', lang, n=i + 1)} {cards.guild(s.guild).name.get(lang)} "
-                             f"{cards.race(s.race).name.get(lang) if s.race else '/'.join(cards.race(r).name.get(lang) for r in s.race_candidates)}")
-                if phase == "battle" or phase == "over":
-                    lines.append(f"  HP{s.hp} MP{s.mana} VP{s.vp} U{s.unluck} @{s.area or '-'}")
+                head = (f"{t('seat', lang, n=i + 1)} {cards.guild(s.guild).name.get(lang)} "
+                        f"{cards.race(s.race).name.get(lang) if s.race else '/'.join(cards.race(r).name.get(lang) for r in s.race_candidates)}")
+                if phase == "battle" or phase == "over":    # (one line: the field is above)
+                    where = t("battle.out", lang) if s.knocked_out else (s.area or "-")
+                    head += f"  HP{s.hp} MP{s.mana} VP{s.vp} U{s.unluck} @{where}"
+                lines.append(head)
                 lines.append(f"  {rt('hand', lang)}: {names(s.hand)}")
                 if s.picks:
                     lines.append(f"  {rt('picks', lang)}: {names(s.picks)}")
                 if s.equipped:
                     lines.append(f"  {rt('equip', lang)}: {names(s.equipped)}")
+        body = lines_text(lines)
+        if state is not None and phase in ("battle", "over"):
+            body = field_map(state, lang) + Text("\n") + body
         keep = keep_names(cards, lang)          # names whole on a line, Japanese line breaks
-        self.query_one("#state", Static).update(Wrapped(lines_text(lines), keep))
+        self.query_one("#state", Static).update(Wrapped(body, keep))
         log = self.query_one("#rlog", RichLog)
         log.clear()
         d = Describer(cards, lang)

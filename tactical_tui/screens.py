@@ -246,6 +246,9 @@ class DraftScreen(GameScreen):
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
+        from .howto import guild_line       # your guild and its trait, on the panel's border
+        side.border_subtitle = as_text(guild_line(self.cards, obs.seats[self.seat].guild,
+                                                  self.lang, 35))
         side.update(wrapped(self, lines_text(info)))
 
     def highlighted_card(self):
@@ -310,6 +313,8 @@ class BidScreen(GameScreen):
                 line += " ← " + self.tr("bid.turn")
             lines.append(line)
         lines.append("")
+        from .howto import guild_lines      # your guild and what its trait does
+        lines += guild_lines(self.cards, obs.seats[self.seat].guild, self.lang, 34)
         lines.append(self.tr("bid.help"))
         if not bid_cards:
             lines.append(self.tr("bid.no_cards"))

@@ -1,0 +1,63 @@
+"""Leaving a game: the quit dialog says whether the game is saved and how to take it up
+again, and after the app has exited the terminal gets one line — "Saved. Continue with:
+tactical --resume" — only when an unfinished game was saved (`tactical --resume` with no
+file continues the newest unfinished game, the one just left: cli.py)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+RESUME = "tactical --resume"
+
+TEXT = {
+    "ask.saved": {"ja": "ゲームを終了しますか？ ゲームは保存されています。タイトルの「続きから」"
+                        "または {cmd} で再開できます。",
+                  "en": "Quit the game? It is saved: Continue on the title screen or {cmd} "
+                        "takes it up again."},
+    "ask.unsaved": {"ja": "ゲームを終了しますか？ このゲームは保存されていません（{why}）。",
+                    "en": "Quit the game? This game is not saved ({why})."},
+    "ask.over": {"ja": "ゲームを終了しますか？（このゲームは終わっています。sでリプレイを保存できます）",
+                 "en": "Quit the game? (This game is over; s saves its replay.)"},
+    "ask.plain": {"ja": "TACTICALを終了しますか？", "en": "Quit TACTICAL?"},
+    "no_autosave": {"ja": "自動保存なし", "en": "autosave is off"},
+    "line": {"ja": "保存しました。続きは: {cmd}", "en": "Saved. Continue with: {cmd}"},
+}
+
+
+def tx(key: str, lang: str, **kw: object) -> str:
+    table = TEXT[key]
+    return table.get(lang, table["en"]).format(**kw)
+
+
+def _saved(table) -> bool:
+    """The table's game is in its save file as it is now (the last autosave worked)."""
+    path = getattr(table, "save_path", None)
+    if path is None or getattr(table, "save_problem", None):
+        return False
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def quit_question(app) -> str:
+    table = getattr(app, "table", None)
+    lang = app.lang
+    if table is None:
+        return tx("ask.plain", lang)
+    if table.state.phase == "over":
+        return tx("ask.over", lang)
+    if _saved(table):
+        return tx("ask.saved", lang, cmd=RESUME)
+    why = getattr(table, "save_problem", None) or tx("no_autosave", lang)
+    from .safe import plain
+    return tx("ask.unsaved", lang, why=plain(why))
+
+
+def exit_line(app) -> Optional[str]:
+    """The line for the terminal after the app has exited, or None (no game, a finished
+    game, or one that is not saved)."""
+    table = getattr(app, "table", None)
+    if table is None or table.state.phase == "over" or not _saved(table):
+        return None
+    return tx("line", app.lang, cmd=RESUME)
