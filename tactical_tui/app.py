@@ -99,7 +99,10 @@ class TacticalApp(App):
         super().notify(plain(message), title=plain(title), severity=severity,
                        timeout=timeout, markup=False)
 
+    exit_game = None                     # the game open when the app ended (its exit line)
+
     def on_unmount(self) -> None:
+        self.exit_game = self.table
         self.leave_game()                # the AI task stops; the save's lock is released
 
     # ------------------------------------------------------------------ start-up

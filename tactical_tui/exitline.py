@@ -57,7 +57,7 @@ def quit_question(app) -> str:
 def exit_line(app) -> Optional[str]:
     """The line for the terminal after the app has exited, or None (no game, a finished
     game, or one that is not saved)."""
-    table = getattr(app, "table", None)
+    table = getattr(app, "exit_game", None) or getattr(app, "table", None)
     if table is None or table.state.phase == "over" or not _saved(table):
         return None
     return tx("line", app.lang, cmd=RESUME)

@@ -5,6 +5,7 @@ a skill's ✓/✗, the knocked-out mark, the ★ of a critical target."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from rich.segment import Segment
@@ -68,7 +69,7 @@ def test_no_color_keeps_every_marker(monkeypatch, theme):
                     found["▶"] = found.get("▶") or "▶" in text
                     found["@"] = found.get("@") or "@=you" in text
                     found["✓✗"] = found.get("✓✗") or ("✓" in text or "✗" in text)
-                    found["out"] = found.get("out") or " @out" in text
+                    found["out"] = found.get("out") or bool(re.search(r"U\d+ out\b", text))   # the knocked-out mark (text, not colour)
                     found["★"] = found.get("★") or "★critical" in text
                     acts = scr._actions
                     atk = next((i for i, a in enumerate(acts)

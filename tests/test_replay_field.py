@@ -12,6 +12,7 @@ from ai import RandomPlayer
 from rules import Config, apply, legal_actions, new_game, observe
 from rules.cards import default_cards
 from tactical_tui.replay import ReplayApp, ReplayScreen, field_map
+from tactical_tui.screens import seat_mark
 from tactical_tui.widgets import localized
 from tui_app import screen_text
 
@@ -50,10 +51,10 @@ def test_field_map_puts_every_seat_in_its_area():
     assert len(rows) == 3
     for i, s in enumerate(state.seats):
         if s.area and not s.knocked_out:
-            # the area's number followed by ":…n…" on the same row
-            row = next(r for r in rows if f"{s.area} :" in r)
-            part = row.split(f"{s.area} :", 1)[1].split()[0]
-            assert str(i + 1) in part, (i, s.area, row)
+            # the area's number followed by the seat's circled number (② = Seat 2)
+            row = next(r for r in rows if f" {s.area} " in r)
+            part = row.split(f" {s.area} ", 1)[1].split()[0]
+            assert seat_mark(i, -1) in part, (i, s.area, row)
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
@@ -75,5 +76,5 @@ def test_replay_viewer_shows_the_field_in_the_battle(lang):
             assert _has_field(shown)
             state = steps[first_battle - 1][1]
             seat = next(i for i, s in enumerate(state.seats) if s.area)
-            assert f"{state.seats[seat].area} :" in shown
+            assert f" {state.seats[seat].area} {seat_mark(seat, -1)}" in shown
     asyncio.run(run())
