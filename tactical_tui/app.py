@@ -374,8 +374,10 @@ class TacticalApp(App):
                 self.submit(legal[i])
             else:
                 self.call_later(self.advance)
-        self.push_screen(localized(ChoiceScreen, self.lang)(t("choice." + kind, self.lang), labels,
-                                                             cancel=False), chosen)
+        from rules.actions import Decline            # declining: listed last, never pre-selected
+        self.push_screen(localized(ChoiceScreen, self.lang)(
+            t("choice." + kind, self.lang), labels, cancel=False,
+            give_up=[i for i, a in enumerate(legal) if isinstance(a, Decline)]), chosen)
 
     def _start_ai(self, seat: int) -> None:
         self.busy = True

@@ -18,7 +18,10 @@ from .cardtext import STAT_SHORT
 from .i18n import pad, t
 from .safe import as_text, lines_text, plain
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
-from .widgets import BaseScreen, card_line
+from .widgets import BaseScreen, QuestionList, card_line, key_gate
+
+# Choices that give something up: never under the cursor when a question comes up.
+GIVE_UP = (A.EndTurn, A.Decline, A.Stop, A.Pass)
 
 
 class GameScreen(BaseScreen):
@@ -31,9 +34,10 @@ class GameScreen(BaseScreen):
             ("enter", "select_current", "key.select", True, True),
             ("l", "app.show_log", "key.log", True),
             ("h", "app.hint", "key.hint", False),
-            ("H", "app.auto", "key.auto", False),
-            ("z", "app.undo", "key.undo", False),
+            ("H", "auto", "key.auto", False),
+            ("z", "undo", "key.undo", False),
             ("d", "details", "key.details", True)]
+    TAKES_HELD_KEYS = True
 
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
@@ -98,23 +102,60 @@ class GameScreen(BaseScreen):
     def highlighted_card(self):
         return None
 
-    def fill(self, list_id: str, title: str, options: list[Option], selectable: int | None = None
-             ) -> OptionList:
-        """Refill a list, keeping the cursor where it was (within the first `selectable`
-        options, all by default)."""
-        ol = self.query_one(list_id, OptionList)
+    def table_version(self) -> object:
+        """Changes whenever the table applies an action (or undoes one)."""
+        return len(self.table.history)
+
+    def question_key(self) -> tuple:
+        """Tells a new question of this seat from the same one redrawn: the decision's
+        kind and where in the history it began (after this seat's last action)."""
+        history = self.table.history
+        began = next((i + 1 for i in range(len(history) - 1, -1, -1)
+                      if getattr(history[i], "seat", None) == self.seat), 0)
+        return (self.obs.phase, self.obs.pending.kind, began)
+
+    def answer_context(self) -> tuple:
+        return self.seat, self.table_version()
+
+    def fill(self, list_id: str, title: str, options: list[Option], selectable: int | None = None,
+             give_up=()) -> OptionList:
+        """Show this seat's question in a list (`QuestionList.show`): the cursor stays
+        where the player put it while the same question is redrawn, and starts on the
+        first option (not one of `give_up`, ids) of a new one. Only the first
+        `selectable` options can take the cursor (all by default)."""
+        ol = self.query_one(list_id, QuestionList)
         ol.border_title = title
-        keep = ol.highlighted
-        ol.clear_options()
-        ol.add_options(options)
-        n = len(options) if selectable is None else selectable
-        if n:
-            ol.highlighted = min(keep or 0, n - 1)
+        live = self.my_turn()
+        ol.show(self.question_key(), options, live=live, give_up=give_up, selectable=selectable)
+        if live:
+            self.question_shown()
         return ol
 
     def action_select_current(self) -> None:
         if isinstance(self.focused, OptionList):
             self.focused.action_select()
+
+    def _on_option_list_option_selected(self, event) -> None:
+        """After the screen's own handler: a row chosen that sent nothing was no answer;
+        the keys held since go to the same question."""
+        if key_gate(self.app).withdraw():
+            self.call_later(self._drain)
+
+    def action_auto(self) -> None:
+        self.answer_given()
+        key_gate(self.app).sent = True
+        self._refused_unless_applied(self.app.action_auto)
+
+    def action_undo(self) -> None:
+        self.answer_given()
+        key_gate(self.app).sent = True
+        self._refused_unless_applied(self.app.action_undo)
+
+    def _refused_unless_applied(self, act) -> None:
+        before, table = self.table_version(), self.table
+        act()
+        if self.app.table is table and table is not None and self.table_version() == before:
+            self.answer_refused()
 
     def action_details(self) -> None:
         cid = self.highlighted_card()
@@ -122,7 +163,11 @@ class GameScreen(BaseScreen):
             self.app.show_card(cid)
 
     def send(self, action) -> None:
-        self.app.submit(action)
+        """This seat's answer to the table. Keys typed after it wait for the next question
+        (`KeyGate`); a refusal drops them (the message says why)."""
+        self.answer_given()
+        key_gate(self.app).sent = True
+        self._refused_unless_applied(lambda: self.app.submit(action))
 
     def refresh_view(self) -> None:  # pragma: no cover - overridden
         pass
@@ -145,7 +190,7 @@ class DraftScreen(GameScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
-            yield OptionList(id="hand", classes="panel")
+            yield QuestionList(id="hand", classes="panel")
             yield Static("", id="info", classes="panel side")
 
     def refresh_view(self) -> None:
@@ -202,8 +247,8 @@ class BidScreen(GameScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
             with Vertical(classes="left"):
-                yield OptionList(id="targets", classes="panel")
-                yield OptionList(id="hand", classes="panel")
+                yield QuestionList(id="targets", classes="panel", submits=False)
+                yield QuestionList(id="hand", classes="panel")
             yield Static("", id="seats", classes="panel side")
 
     def refresh_view(self) -> None:
@@ -321,8 +366,13 @@ class BuildScreen(GameScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
-            yield OptionList(id="cards", classes="panel")
+            yield QuestionList(id="cards", classes="panel")
             yield Static("", id="check", classes="panel side")
+
+    def question_key(self) -> tuple:
+        """The whole build (and the reveal's fixes) is one question: the cursor stays on
+        its card while cards change zone, and while the other seats build."""
+        return ("build", self.obs.phase)
 
     def zone_of(self, obs, c) -> str:
         return "equip" if c in obs.equipped else "materialize" if c in obs.materialized else "unused"
@@ -510,7 +560,7 @@ class BattleScreen(GameScreen):
             yield Static("", id="field", classes="panel")
             yield Static("", id="seats", classes="panel side")
         with Horizontal(id="mid-row"):
-            yield OptionList(id="actions", classes="panel")
+            yield QuestionList(id="actions", classes="panel")
             yield Static("", id="info", classes="panel side")
 
     def action_label(self, a) -> str:
@@ -652,9 +702,12 @@ class BattleScreen(GameScreen):
             "tactical_tui.i18n", fromlist=["TUI"]).TUI else self.status()
         self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
-        self._actions = self.legal()
+        legal = self.legal()            # what gives something up comes last
+        self._actions = [a for a in legal if not isinstance(a, GIVE_UP)] + \
+            [a for a in legal if isinstance(a, GIVE_UP)]
         ol = self.fill("#actions", self.tr("battle.actions"),
-                       [Option(as_text(self.action_label(a)), id=str(i)) for i, a in enumerate(self._actions)])
+                       [Option(as_text(self.action_label(a)), id=str(i)) for i, a in enumerate(self._actions)],
+                       give_up=[str(i) for i, a in enumerate(self._actions) if isinstance(a, GIVE_UP)])
         ol.focus()
         f = self.query_one("#field", Static)
         f.border_title = self.tr("battle.field")
@@ -688,6 +741,8 @@ class GameOverScreen(GameScreen):
                               ("n", "app.new_game", "key.new", True),
                               ("t", "app.back_to_title", "key.title", True),
                               ("l", "app.show_log", "key.log", True)]
+
+    TAKES_HELD_KEYS = False          # no question here: keys typed before it are dropped
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="standings", classes="panel")
