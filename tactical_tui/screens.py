@@ -127,9 +127,12 @@ class GameScreen(BaseScreen):
         ol.border_title = title
         live = self.my_turn()
         ol.show(self.question_key(), options, live=live, give_up=give_up, selectable=selectable)
-        if live:
-            self.question_shown()
+        self.question_shown(self.asked_now())
         return ol
+
+    def asked_now(self) -> bool:
+        """Does this seat have something to answer on this screen now?"""
+        return self.my_turn()
 
     def action_select_current(self) -> None:
         if isinstance(self.focused, OptionList):
@@ -352,6 +355,9 @@ class BuildScreen(GameScreen):
         """The waiting view: this seat has confirmed and the build is still open (§5-4)."""
         obs = self.obs
         return obs.phase == "build" and obs.seats[self.seat].confirmed
+
+    def asked_now(self) -> bool:
+        return self.my_turn() or self.waiting()     # the waiting view answers `w`
 
     def check_action(self, action: str, parameters) -> bool | None:
         """The Footer shows `w` (take the confirmation back) on the waiting view only, and

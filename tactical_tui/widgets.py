@@ -5,11 +5,11 @@ modal screens (choice, results, help, log, card, quit, hand-over)."""
 from __future__ import annotations
 
 import weakref
-from time import monotonic
 from typing import Hashable, Iterable, Optional
 
 from rich.text import Text
 from textual import events
+from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
@@ -54,20 +54,23 @@ class KeyGate:
     """The keys typed after an answer, held for the next question (one gate per app).
 
     An answer (a row chosen, a key like `p` or `c`) makes the question on screen stale
-    until the table has applied it and the next question of the same seat is drawn.
-    Keys typed within `HOLD` seconds after the answer are held meanwhile and replayed, in
-    order, into that next question (a burst `Enter Down Enter` answers two questions).
-    They are dropped if that question does not come within `KEEP` seconds of the answer
-    (the player has seen a waiting screen since, and never the new rows), if it is
-    another seat's (hotseat), if the answer is refused, or if another screen (results,
-    help, a hand-over, a menu) comes up first. Keys typed later than `HOLD` after the
-    answer act at once on what is shown (the waiting view: its lists answer nothing)."""
+    until the table has applied it and the screen is redrawn. The keys typed in between
+    — the rest of a burst, keys sent over a slow link — were typed for the next question
+    of that seat: they are held and replayed, in order, into it once it is drawn
+    (`Enter Down Enter` answers two questions). Keys typed after the screen has shown
+    that the seat waits (the waiting view) act on that view at once.
 
-    HOLD = 1.0
+    Held keys are dropped if that next question does not come within `KEEP` seconds of
+    the answer (the player has seen a waiting screen since, and never the new rows), if
+    it is another seat's (hotseat), if the answer is refused, or if another screen
+    (results, help, a hand-over, a menu) comes up first. After `KEEP` seconds without a
+    redraw the gate opens by itself: the keyboard is never dead."""
+
     KEEP = 3.0
 
     def __init__(self) -> None:
         self.answered_at: Optional[float] = None     # None: no answer outstanding
+        self.seen_at: Optional[float] = None         # the waiting view was drawn
         self.seat: Optional[int] = None
         self.version: object = None                  # the table's version at the answer
         self.sent = False                            # the answer reached the table
@@ -75,13 +78,19 @@ class KeyGate:
         self.draining = False
 
     def close(self, seat: Optional[int], version: object) -> None:
-        self.answered_at, self.seat, self.version, self.sent = monotonic(), seat, version, False
+        self.answered_at, self.seen_at = get_time(), None
+        self.seat, self.version, self.sent = seat, version, False
 
-    def holds(self) -> bool:
-        """Is a key arriving now held (rather than applied)?"""
+    def holds(self, typed_at: float) -> bool:
+        """Is a key typed at `typed_at` (and arriving now) held rather than applied?"""
         if self.draining:
             return True
-        return self.answered_at is not None and monotonic() - self.answered_at <= self.HOLD
+        if self.answered_at is None:
+            return False
+        if get_time() - self.answered_at > self.KEEP:
+            self.reset()
+            return False
+        return self.seen_at is None or typed_at <= self.seen_at
 
     def withdraw(self) -> bool:
         """The choice made was no answer after all (nothing was sent): the question
@@ -94,25 +103,26 @@ class KeyGate:
 
     def reset(self) -> None:
         """Forget the answer and every held key."""
-        self.answered_at = None
+        self.answered_at = self.seen_at = None
         self.keys.clear()
         self.draining = False
 
-    def ready(self, seat: Optional[int], version: object) -> bool:
-        """A question of `seat` is drawn with the table at `version`: True when held keys
-        are to be replayed into it now (the gate is then draining)."""
-        if self.answered_at is None or self.draining:
+    def drawn(self, seat: Optional[int], version: object, asked: bool) -> bool:
+        """A screen of `seat` is drawn with the table at `version`, asking a question or
+        (not `asked`) showing that the seat waits. True when held keys are to be
+        replayed into the question now (the gate is then draining)."""
+        if self.answered_at is None or self.draining or version == self.version:
+            return False                 # nothing held, or the answer not applied yet
+        if not asked:
+            if self.seen_at is None:
+                self.seen_at = get_time()
             return False
-        if version == self.version:
-            return False                 # still the question that was answered
-        fresh = monotonic() - self.answered_at <= self.KEEP
-        self.answered_at = None
+        fresh = get_time() - self.answered_at <= self.KEEP
+        self.answered_at = self.seen_at = None
         if seat != self.seat or not fresh:
             self.keys.clear()
-        if not self.keys:
-            return False
-        self.draining = True
-        return True
+        self.draining = bool(self.keys)
+        return self.draining
 
 
 _GATES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -229,7 +239,7 @@ class Guarded:
         event.stop()
         event.prevent_default()
         gate = key_gate(self.app)
-        if gate.holds():
+        if gate.holds(event.time):
             gate.keys.append((event.key, event.character))
             return
         if self.has_class("small"):
@@ -267,10 +277,11 @@ class Guarded:
         answer were meant for a question that is not coming, and are dropped."""
         key_gate(self.app).reset()
 
-    def question_shown(self) -> None:
-        """The seat's question is on screen, up to date: keys held since the answer to
-        the previous question are replayed into it, in order."""
-        if key_gate(self.app).ready(*self.answer_context()):
+    def question_shown(self, asked: bool = True) -> None:
+        """The seat's screen is drawn up to date, asking its question (or, not `asked`,
+        showing that it waits): keys held since the answer to the previous question
+        are replayed into the question, in order."""
+        if key_gate(self.app).drawn(*self.answer_context(), asked):
             self.call_later(self._drain)
 
     async def _drain(self) -> None:

@@ -1,0 +1,421 @@
+"""Input is safe (issue 15, point 3), with Pilot at 80×24.
+
+- Every new question puts the cursor on its first option, never on the row of the
+  previous question, and a choice that gives something up (end the turn, decline a
+  counter, stop drawing, decline an appraisal) is never under the cursor by default.
+- Keys typed faster than the screen redraws are applied in order, to the question they
+  were typed for: `Down Enter` chooses the second row; keys typed after a choice go to
+  the next question.
+- After a resize the keyboard works at once; while "please enlarge" is shown no game
+  key reaches the table.
+
+A burst is posted the way the terminal driver posts the keys of one read (all at once,
+before the app has handled the first): `pilot.press` waits for the app to be idle after
+every key, so it never shows these bugs. Positions come from games played headless by
+the normal AI (`line`); where a test needs the other seats to play as in that game,
+they replay it (`scripted`)."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import lru_cache
+
+import pytest
+from textual import events
+
+from ai import make_player
+from rules import Config, apply, new_game, observe, pending
+from rules import actions as A
+from tactical_tui.app import TacticalApp
+from tactical_tui.saves import FORMAT, SaveData, SeatEntry, to_json
+from textual.widgets import OptionList
+
+from tactical_tui.screens import BattleScreen, BidScreen, BuildScreen, DraftScreen
+from tactical_tui.table import GameTable
+from tactical_tui.widgets import ChoiceScreen
+from tui_app import make_app
+
+PLAYERS = 4
+# Choices that give something up: end the turn, decline (a counter, unluck, auction,
+# appraisal), stop drawing, pass.
+GIVE_UP = (A.EndTurn, A.Decline, A.Stop, A.Pass)
+QuestionList = OptionList            # the lists of questions are OptionLists
+
+
+@lru_cache(maxsize=None)
+def line(seed: int):
+    """A whole 4-seat first game played by the normal AI: (actions, state before each)."""
+    state, _ = new_game(Config(players=PLAYERS, first_game=True), seed=seed)
+    players = [make_player("normal", seed * 101 + i, state.cards) for i in range(PLAYERS)]
+    actions, states = [], []
+    while state.phase != "over":
+        seat = pending(state).seats[0]
+        obs = observe(state, seat)
+        action = players[seat].choose(obs, obs.legal)
+        actions.append(action)
+        states.append(state)
+        state, _ = apply(state, action)
+    return tuple(actions), tuple(states)
+
+
+def seat0_decisions(seed: int) -> list[int]:
+    actions, states = line(seed)
+    return [i for i, a in enumerate(actions) if getattr(a, "seat", None) == 0]
+
+
+def resume_app(tmp_path, seed: int, upto: int, lang: str = "en") -> TacticalApp:
+    """The app continuing that game after its first `upto` actions (seat 0 human)."""
+    actions, _ = line(seed)
+    seats = (SeatEntry(True),) + tuple(SeatEntry(False, "normal") for _ in range(PLAYERS - 1))
+    path = tmp_path / f"game{seed}-{upto}.json"
+    path.write_text(to_json(SaveData(FORMAT, seed, Config(players=PLAYERS, first_game=True),
+                                     seats, tuple(actions[:upto]), lang)), "utf-8")
+    return TacticalApp(lang=lang, ai_delay=0.0, resume=str(path), autosave=False)
+
+
+def scripted(monkeypatch, seed: int) -> None:
+    """The AI seats play the recorded game's moves while the game is still the recorded
+    one (the human seat made the same choices), their own choices after that."""
+    actions, states = line(seed)
+    real = GameTable.ai_decide
+
+    def decide(self, seat):
+        n = len(self.history)
+        if n < len(actions) and getattr(actions[n], "seat", None) == seat \
+                and self.state == states[n]:
+            return actions[n], None
+        return real(self, seat)
+    monkeypatch.setattr(GameTable, "ai_decide", decide)
+
+
+def burst(app, *keys: str) -> None:
+    """Keys arriving in one read from the terminal: all queued before any is handled."""
+    for k in keys:
+        app.post_message(events.Key(k, k if len(k) == 1 else None))
+
+
+def question_list(app):
+    """The list of the question on screen (None while no question is asked)."""
+    scr = app.screen
+    ids = {DraftScreen: "#hand", BidScreen: "#targets", BuildScreen: "#cards",
+           BattleScreen: "#actions", ChoiceScreen: "#choices"}
+    for cls, sel in ids.items():
+        if isinstance(scr, cls):
+            return scr.query_one(sel, QuestionList)
+    return None
+
+
+def asked(app, n: int | None = None) -> bool:
+    """Seat 0's question is on screen, drawn (and, with `n`, after exactly n actions)."""
+    if app.table is None or app.busy or app.table.human_to_act() != 0:
+        return False
+    if n is not None and len(app.table.history) != n:
+        return False
+    ol = question_list(app)
+    return ol is not None and getattr(ol, "live", True) and ol.option_count > 0
+
+
+async def until(pilot, cond, what: str, rounds: int = 3000) -> None:
+    for _ in range(rounds):
+        if cond():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def quiet(app, pilot) -> None:
+    """Wait until no AI seat is thinking (the human is asked): a test that ends while
+    the AI's worker runs would tear the app down under it."""
+    await until(pilot, lambda: app.table.state.phase == "over" or (
+        not app.busy and app.table.human_to_act() is not None), "the AI seats")
+    await pilot.pause(0.05)
+
+
+async def move_to(pilot, ol, match) -> None:
+    """Move the cursor with single key presses until `match(option)`."""
+    await pilot.press("home")
+    for _ in range(ol.option_count + 1):
+        if ol.highlighted is not None and match(ol.get_option_at_index(ol.highlighted)):
+            return
+        await pilot.press("down")
+    raise AssertionError("option not found")
+
+
+async def answer(app, pilot, action) -> None:
+    """Give `action` on the screen by moving the cursor to its row and pressing Enter."""
+    scr = app.screen
+    if isinstance(scr, BattleScreen):
+        ol = scr.query_one("#actions", QuestionList)
+        await move_to(pilot, ol, lambda o: scr._actions[int(o.id)] == action)
+    elif isinstance(scr, DraftScreen):
+        ol = scr.query_one("#hand", QuestionList)
+        await move_to(pilot, ol, lambda o: o.id == action.card)
+    elif isinstance(scr, BidScreen) and isinstance(action, A.PlaceBid):
+        ol = scr.query_one("#targets", QuestionList)
+        await move_to(pilot, ol, lambda o: o.id == action.target)
+        await pilot.press("enter")                      # on to the hand
+        ol = scr.query_one("#hand", QuestionList)
+        await move_to(pilot, ol, lambda o: o.id == action.card)
+    else:
+        raise AssertionError(f"cannot answer {action} on {scr}")
+    await pilot.press("enter")
+
+
+def first_usable(ol) -> int | None:
+    return next((i for i in range(ol.option_count) if not ol.get_option_at_index(i).disabled), None)
+
+
+def find(seed: int, kind: str, phase: str) -> tuple[int, int]:
+    """(j, i): seat 0's decision i of `kind`, and seat 0's previous decision j, made on
+    the same kind of screen with a row other than the first."""
+    actions, states = line(seed)
+    ds = seat0_decisions(seed)
+    for j, i in zip(ds, ds[1:]):
+        if states[i].phase != phase or states[j].phase != phase or pending(states[i]).kind != kind:
+            continue
+        if len(observe(states[i], 0).legal) < 2:
+            continue
+        a, legal = actions[j], list(observe(states[j], 0).legal)
+        if phase == "battle":
+            order = [x for x in legal if not isinstance(x, GIVE_UP)] + \
+                [x for x in legal if isinstance(x, GIVE_UP)]
+            row = order.index(a)
+        elif phase == "draft":
+            row = observe(states[j], 0).hand.index(a.card)
+        else:
+            if not isinstance(a, A.PlaceBid):
+                continue
+            row = observe(states[j], 0).targets.index(a.target)
+        if row >= 1:
+            return j, i
+    raise LookupError(f"no {kind} in seed {seed}")
+
+
+# --------------------------------------------------------------- the cursor
+
+@pytest.mark.parametrize("seed, kind, phase", [
+    (3, "draft_pick", "draft"), (2, "bid", "bidding"), (1, "turn", "battle"),
+    (7, "counter", "battle"), (2, "draw", "battle"), (5, "unluck", "battle")])
+def test_a_new_question_puts_the_cursor_on_its_first_option(tmp_path, monkeypatch, seed, kind, phase):
+    """The previous question was answered on a lower row; the next question (of another
+    seat's making: AI seats played in between, or the same seat's next step) starts on
+    its first option, and that option gives nothing up."""
+    j, i = find(seed, kind, phase)
+    actions, states = line(seed)
+    draft = phase == "draft"          # simultaneous: the AI seats pick first, as they like
+    if not draft:
+        scripted(monkeypatch, seed)
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, None if draft else j), "the earlier question")
+            picks = len(app.table.state.seats[0].picks)
+            await answer(app, pilot, actions[j])
+            if draft:
+                await until(pilot, lambda: asked(app) and len(app.table.state.seats[0].picks) > picks,
+                            "the next pick")
+            else:
+                await until(pilot, lambda: asked(app, i), f"the {kind} question")
+            assert app.table.pending().kind == kind
+            ol = question_list(app)
+            assert ol.highlighted == first_usable(ol), (ol.highlighted, kind)
+            if isinstance(app.screen, BattleScreen):
+                chosen = app.screen._actions[int(ol.get_option_at_index(ol.highlighted).id)]
+                assert not isinstance(chosen, GIVE_UP), chosen
+                assert any(not isinstance(a, GIVE_UP) for a in app.screen._actions)
+            if isinstance(app.screen, BidScreen):
+                hand = app.screen.query_one("#hand", QuestionList)
+                assert hand.highlighted == first_usable(hand)
+    asyncio.run(run())
+
+
+def test_build_starts_on_the_first_card_and_keeps_the_cursor_on_it(tmp_path):
+    """The build: one question; the cursor starts on the first card and stays on the card
+    it is on while cards change zone (each change redraws the list)."""
+    seed = 2
+    actions, states = line(seed)
+    i = next(k for k in seat0_decisions(seed) if states[k].phase == "build")
+
+    async def run():
+        app = resume_app(tmp_path, seed, i)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app) and isinstance(app.screen, BuildScreen), "the build")
+            ol = question_list(app)
+            assert ol.highlighted == 0
+            await pilot.press("r", "down", "down")
+            card = ol.get_option_at_index(ol.highlighted).id
+            n = len(app.table.history)
+            await pilot.press("e")
+            await until(pilot, lambda: len(app.table.history) > n and asked(app), "the equip")
+            assert card in app.table.observe(0).equipped
+            assert ol.get_option_at_index(ol.highlighted).id == card
+    asyncio.run(run())
+
+
+def test_a_choice_dialog_never_starts_on_decline(tmp_path, monkeypatch):
+    """§5-3 《鑑定》: the appraisal dialog lists Decline last and starts on an appraisal."""
+    seed = 5
+    actions, states = line(seed)
+    i = next(k for k in seat0_decisions(seed) if pending(states[k]).kind == "appraisal")
+    scripted(monkeypatch, seed)
+
+    async def run():
+        app = resume_app(tmp_path, seed, i)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the appraisal dialog")
+            scr = app.screen
+            ol = scr.query_one("#choices", QuestionList)
+            await until(pilot, lambda: ol.option_count > 0, "its options")
+            legal = list(app.table.observe(0).legal)
+            chosen = legal[int(ol.get_option_at_index(ol.highlighted).id)]
+            assert not isinstance(chosen, A.Decline)
+            last = legal[int(ol.get_option_at_index(ol.option_count - 1).id)]
+            assert isinstance(last, A.Decline)
+            n = len(app.table.history)
+            await pilot.press("enter")
+            await until(pilot, lambda: len(app.table.history) > n, "the appraisal")
+            assert app.table.history[n] == chosen
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
+# ---------------------------------------------------------------- bursts
+
+def turn_with_follow_up(seed: int) -> int:
+    """A battle turn of seat 0 whose second row leaves seat 0 a question with 2+ rows."""
+    actions, states = line(seed)
+    for j in seat0_decisions(seed):
+        st = states[j]
+        if st.phase != "battle" or pending(st).kind != "turn":
+            continue
+        legal = list(observe(st, 0).legal)
+        order = [x for x in legal if not isinstance(x, GIVE_UP)] + [x for x in legal if isinstance(x, GIVE_UP)]
+        if len(order) < 3 or isinstance(order[1], GIVE_UP):
+            continue
+        nxt, _ = apply(st, order[1])
+        if 0 in pending(nxt).seats and len(observe(nxt, 0).legal) >= 2:
+            return j
+    raise LookupError
+
+
+def battle_rows(state) -> list:
+    legal = list(observe(state, 0).legal)
+    return [x for x in legal if not isinstance(x, GIVE_UP)] + [x for x in legal if isinstance(x, GIVE_UP)]
+
+
+def test_a_burst_down_enter_chooses_the_second_row(tmp_path):
+    seed = 1
+    j = turn_with_follow_up(seed)
+    _, states = line(seed)
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, j), "the turn menu")
+            burst(app, "down", "enter")
+            await until(pilot, lambda: len(app.table.history) > j, "the choice")
+            assert app.table.history[j] == battle_rows(states[j])[1]
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
+def test_a_burst_spanning_two_questions_answers_each_with_its_own_keys(tmp_path):
+    """`Down Enter Down Enter` in one burst: the second row of this turn menu, then the
+    second row of the question that follows it (the keys after the first Enter wait for
+    it; they neither move the old list nor get lost)."""
+    seed = 1
+    j = turn_with_follow_up(seed)
+    _, states = line(seed)
+    first = battle_rows(states[j])[1]
+    after, _ = apply(states[j], first)
+    second = battle_rows(after)[1]
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, j), "the turn menu")
+            burst(app, "down", "enter", "down", "enter")
+            await until(pilot, lambda: len(app.table.history) > j + 1, "both choices")
+            assert app.table.history[j:j + 2] == [first, second]
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
+def test_a_burst_of_draft_picks_picks_each_hands_first_card(tmp_path):
+    """`Enter Enter` in the draft: the first card of this hand, then — once the AI seats
+    have picked and the next hand is drawn — the first card of the next hand; no false
+    refusal of a second pick from the old hand."""
+    async def run():
+        app = make_app("en", seed=5)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await pilot.press("enter")                  # quick game
+            await until(pilot, lambda: asked(app) and isinstance(app.screen, DraftScreen), "the draft")
+            hand = app.table.observe(0).hand
+            burst(app, "enter", "enter")
+            await until(pilot, lambda: len(app.table.state.seats[0].picks) >= 2, "two picks")
+            picks = app.table.state.seats[0].picks
+            assert picks[0] == hand[0]
+            assert picks[1] == hand_at_second_pick(app.table)[0]
+            assert not [n for n in app._notifications if "Not allowed" in n.message]
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
+def hand_at_second_pick(table) -> tuple:
+    """Seat 0's hand when it made its second draft pick (the game replayed)."""
+    state, _ = new_game(table.config, table.cards, table.seed)
+    seen = 0
+    for action in table.history:
+        if isinstance(action, A.Pick) and action.seat == 0:
+            seen += 1
+            if seen == 2:
+                return observe(state, 0).hand
+        state, _ = apply(state, action)
+    raise AssertionError("no second pick")
+
+
+# ---------------------------------------------------------------- resize
+
+def test_after_a_resize_the_keyboard_works_without_tab(tmp_path):
+    seed = 1
+    j = turn_with_follow_up(seed)
+    _, states = line(seed)
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, j), "the turn menu")
+            await pilot.resize_terminal(60, 20)
+            await pilot.pause(0.1)
+            assert app.screen.has_class("small")
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause(0.1)
+            assert not app.screen.has_class("small")
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: len(app.table.history) > j, "the choice")
+            assert app.table.history[j] == battle_rows(states[j])[1]
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
+def test_game_keys_do_nothing_while_the_screen_is_too_small(tmp_path):
+    seed = 1
+    j = turn_with_follow_up(seed)
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, j), "the turn menu")
+            await pilot.resize_terminal(60, 20)
+            await pilot.pause(0.1)
+            assert "enlarge" in str(app.screen.query_one("#too-small").render())
+            for keys in (("enter",), ("H",), ("z",), ("down", "enter", "end", "enter")):
+                burst(app, *keys)               # z (undo) would shorten the history
+                await pilot.pause(0.2)
+                assert len(app.table.history) == j, keys
+            await pilot.press("d")              # no dialog either
+            await pilot.pause(0.1)
+            assert isinstance(app.screen, BattleScreen)
+            assert app.screen.query_one("#actions", QuestionList).highlighted == 0
+    asyncio.run(run())
