@@ -311,9 +311,19 @@ class BidScreen(GameScreen):
                 name = " → " + self.cards.card(cid).name.get(self.lang)
         hand.border_title = as_text(self.tr("bid.hand") + name)
 
+    def action_select_current(self) -> None:
+        """Enter on a target goes on to the hand at once (the next key of a burst moves
+        the hand's cursor, not the target's)."""
+        targets = self.query_one("#targets", OptionList)
+        if self.focused is targets:
+            if targets.highlighted is not None:
+                self.set_focus(self.query_one("#hand", OptionList))
+            return
+        super().action_select_current()
+
     def action_switch(self) -> None:
         t_, h = self.query_one("#targets", OptionList), self.query_one("#hand", OptionList)
-        (h if self.focused is t_ else t_).focus()
+        self.set_focus(h if self.focused is t_ else t_)   # at once: the next key goes there
 
     def action_pass(self) -> None:
         if self.my_turn() and self.obs.pending.kind == "bid":
@@ -328,7 +338,7 @@ class BidScreen(GameScreen):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "targets":
-            self.query_one("#hand", OptionList).focus()
+            self.set_focus(self.query_one("#hand", OptionList))   # at once, for the next key
             return
         if not self.my_turn() or self.obs.pending.kind != "bid":
             return
@@ -337,7 +347,7 @@ class BidScreen(GameScreen):
             return
         target = targets.get_option_at_index(targets.highlighted).id
         self.send(A.PlaceBid(self.seat, target, event.option.id))
-        targets.focus()
+        self.set_focus(targets)
 
 
 # ----------------------------------------------------------------------------- build

@@ -320,6 +320,32 @@ def test_a_burst_down_enter_chooses_the_second_row(tmp_path):
     asyncio.run(run())
 
 
+def test_a_bid_by_a_burst_names_the_target_and_the_card(tmp_path):
+    """`Down Enter Down Enter` on the bid table: the second target, then the second card
+    of the hand (Enter on a target moves on to the hand before the next key)."""
+    seed = 2
+    actions, states = line(seed)
+    j = next(k for k in seat0_decisions(seed) if pending(states[k]).kind == "bid"
+             and len(observe(states[k], 0).targets) >= 2)
+    obs = observe(states[j], 0)
+    cards = sorted((c for c in obs.hand if not obs_card(states[j], c).is_attack),
+                   key=lambda c: -obs_card(states[j], c).bid)
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, j), "the bid")
+            burst(app, "down", "enter", "down", "enter")
+            await until(pilot, lambda: len(app.table.history) > j, "the bid")
+            assert app.table.history[j] == A.PlaceBid(0, obs.targets[1], cards[1])
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
+def obs_card(state, cid):
+    return state.cards.card(cid)
+
+
 def test_a_burst_spanning_two_questions_answers_each_with_its_own_keys(tmp_path):
     """`Down Enter Down Enter` in one burst: the second row of this turn menu, then the
     second row of the question that follows it (the keys after the first Enter wait for
