@@ -76,6 +76,7 @@ class KeyGate:
         self.sent = False                            # the answer reached the table
         self.keys: list[tuple[str, Optional[str]]] = []
         self.draining = False
+        self.drain_since = 0.0
 
     def close(self, seat: Optional[int], version: object) -> None:
         self.answered_at, self.seen_at = get_time(), None
@@ -84,7 +85,9 @@ class KeyGate:
     def holds(self, typed_at: float) -> bool:
         """Is a key typed at `typed_at` (and arriving now) held rather than applied?"""
         if self.draining:
-            return True
+            if get_time() - self.drain_since <= self.KEEP:
+                return True
+            self.reset()                 # the replay never ran (its screen went away)
         if self.answered_at is None:
             return False
         if get_time() - self.answered_at > self.KEEP:
@@ -98,7 +101,7 @@ class KeyGate:
         if self.answered_at is None or self.sent:
             return False
         self.answered_at = None
-        self.draining = bool(self.keys)
+        self.draining, self.drain_since = bool(self.keys), get_time()
         return self.draining
 
     def reset(self) -> None:
@@ -121,7 +124,7 @@ class KeyGate:
         self.answered_at = self.seen_at = None
         if seat != self.seat or not fresh:
             self.keys.clear()
-        self.draining = bool(self.keys)
+        self.draining, self.drain_since = bool(self.keys), get_time()
         return self.draining
 
 
@@ -244,9 +247,12 @@ class Guarded:
             return
         if self.has_class("small"):
             return                       # "please enlarge": nothing acts
-        if self.app.screen is not self:  # typed for what is shown now: it goes there
-            target = self.app.screen.focused or self.app.screen
-            target._forward_event(events.Key(event.key, event.character))
+        shown = self.app.screen
+        if shown is not self:
+            # typed before another screen came up: it goes on to the question shown now,
+            # never into a menu, a dialog or a hand-over (the next player's Enter)
+            if self.TAKES_HELD_KEYS and getattr(shown, "TAKES_HELD_KEYS", False):
+                (shown.focused or shown)._forward_event(events.Key(event.key, event.character))
             return
         await self.apply_key(event.key)
 

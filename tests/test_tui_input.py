@@ -105,9 +105,9 @@ def question_list(app):
     return None
 
 
-def asked(app, n: int | None = None) -> bool:
-    """Seat 0's question is on screen, drawn (and, with `n`, after exactly n actions)."""
-    if app.table is None or app.busy or app.table.human_to_act() != 0:
+def asked(app, n: int | None = None, seat: int = 0) -> bool:
+    """The seat's question is on screen, drawn (and, with `n`, after exactly n actions)."""
+    if app.table is None or app.busy or app.table.human_to_act() != seat or app.viewer != seat:
         return False
     if n is not None and len(app.table.history) != n:
         return False
@@ -127,7 +127,8 @@ async def quiet(app, pilot) -> None:
     """Wait until no AI seat is thinking (the human is asked): a test that ends while
     the AI's worker runs would tear the app down under it."""
     await until(pilot, lambda: app.table.state.phase == "over" or (
-        not app.busy and app.table.human_to_act() is not None), "the AI seats")
+        not app.busy and app.table.human_to_act() is not None) or
+        type(app.screen).__name__.startswith("HandOver"), "the AI seats")
     await pilot.pause(0.05)
 
 
@@ -444,4 +445,84 @@ def test_game_keys_do_nothing_while_the_screen_is_too_small(tmp_path):
             await pilot.pause(0.1)
             assert isinstance(app.screen, BattleScreen)
             assert app.screen.query_one("#actions", QuestionList).highlighted == 0
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------ the same question
+
+def test_redrawing_the_same_question_keeps_the_cursor(tmp_path):
+    """The screen is redrawn while the question stands (another seat acted, the board
+    changed): the cursor stays where the player put it."""
+    seed = 1
+    j = turn_with_follow_up(seed)
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, j), "the turn menu")
+            await pilot.press("down", "down")
+            ol = question_list(app)
+            assert ol.highlighted == 2
+            for _ in range(3):
+                app.screen.refresh_view()
+                await pilot.pause(0.02)
+            assert ol.highlighted == 2 and len(app.table.history) == j
+    asyncio.run(run())
+
+
+def test_question_list_contract():
+    """QuestionList.show: the same question keeps the cursor on its option (by id, even
+    when rows move); a new one starts on the first enabled option that gives nothing up,
+    and on none when only give-ups are left."""
+    from textual.app import App
+    from textual.widgets.option_list import Option
+    from tactical_tui.widgets import QuestionList as QL
+
+    class One(App):
+        def compose(self):
+            yield QL(id="q")
+
+    async def run():
+        app = One()
+        async with app.run_test(size=(80, 24)) as pilot:
+            ol = app.query_one("#q", QL)
+            rows = lambda *ids, off=(): [Option(i, id=i, disabled=i in off) for i in ids]
+            ol.show("q1", rows("pass", "a", "b", "c"), give_up=["pass"])
+            assert ol.highlighted == 1                      # not on "pass"
+            ol.highlighted = 3
+            ol.show("q1", rows("x", "pass", "a", "b", "c"), give_up=["pass"])
+            assert ol.get_option_at_index(ol.highlighted).id == "c"
+            ol.show("q2", rows("a", "b", off=("a",)))
+            assert ol.highlighted == 1                      # the first enabled
+            ol.show("q3", rows("end"), give_up=["end"])
+            assert ol.highlighted is None
+            await pilot.pause()
+    asyncio.run(run())
+
+
+def test_keys_held_for_one_seat_never_reach_the_next_seat():
+    """Hotseat: keys typed after seat 1's pick do not dismiss the hand-over screen nor
+    answer seat 2's question."""
+    async def run():
+        app = TacticalApp(lang="en", ai_delay=0.0, seed=9, autosave=False,
+                          seats=("human", "human", "normal", "normal"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(3):                      # the first hand-over (seat 1), if any
+                await until(pilot, lambda: asked(app) or type(app.screen).__name__.startswith("HandOver"),
+                            "seat 1")
+                if asked(app):
+                    break
+                await pilot.press("enter")
+            assert app.viewer == 0
+            burst(app, "enter", "enter", "enter")
+            await until(pilot, lambda: type(app.screen).__name__.startswith("HandOver"), "the hand-over")
+            await pilot.pause(0.3)
+            assert type(app.screen).__name__.startswith("HandOver")
+            assert app.table.state.seats[0].draft_choice is not None     # seat 1 chose
+            assert not app.table.state.seats[1].picks and app.table.state.seats[1].draft_choice is None
+            await pilot.press("enter")
+            await until(pilot, lambda: asked(app, seat=1), "seat 2's pick")
+            assert app.viewer == 1
+            assert question_list(app).highlighted == first_usable(question_list(app))
+            await quiet(app, pilot)
     asyncio.run(run())
