@@ -305,20 +305,26 @@ def battle_rows(state) -> list:
     return [x for x in legal if not isinstance(x, GIVE_UP)] + [x for x in legal if isinstance(x, GIVE_UP)]
 
 
-def test_a_burst_down_enter_chooses_the_second_row(tmp_path):
-    seed = 1
+def on_turn_menu(tmp_path, body, seed: int = 1) -> None:
+    """Run `body(app, pilot, j, state)` on seat 0's turn menu (`turn_with_follow_up`)."""
     j = turn_with_follow_up(seed)
-    _, states = line(seed)
+    state = line(seed)[1][j]
 
     async def run():
         app = resume_app(tmp_path, seed, j)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: asked(app, j), "the turn menu")
-            burst(app, "down", "enter")
-            await until(pilot, lambda: len(app.table.history) > j, "the choice")
-            assert app.table.history[j] == battle_rows(states[j])[1]
+            await body(app, pilot, j, state)
             await quiet(app, pilot)
     asyncio.run(run())
+
+
+def test_a_burst_down_enter_chooses_the_second_row(tmp_path):
+    async def body(app, pilot, j, state):
+        burst(app, "down", "enter")
+        await until(pilot, lambda: len(app.table.history) > j, "the choice")
+        assert app.table.history[j] == battle_rows(state)[1]
+    on_turn_menu(tmp_path, body)
 
 
 def test_a_bid_by_a_burst_names_the_target_and_the_card(tmp_path):
@@ -351,22 +357,13 @@ def test_a_burst_spanning_two_questions_answers_each_with_its_own_keys(tmp_path)
     """`Down Enter Down Enter` in one burst: the second row of this turn menu, then the
     second row of the question that follows it (the keys after the first Enter wait for
     it; they neither move the old list nor get lost)."""
-    seed = 1
-    j = turn_with_follow_up(seed)
-    _, states = line(seed)
-    first = battle_rows(states[j])[1]
-    after, _ = apply(states[j], first)
-    second = battle_rows(after)[1]
-
-    async def run():
-        app = resume_app(tmp_path, seed, j)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: asked(app, j), "the turn menu")
-            burst(app, "down", "enter", "down", "enter")
-            await until(pilot, lambda: len(app.table.history) > j + 1, "both choices")
-            assert app.table.history[j:j + 2] == [first, second]
-            await quiet(app, pilot)
-    asyncio.run(run())
+    async def body(app, pilot, j, state):
+        first = battle_rows(state)[1]
+        second = battle_rows(apply(state, first)[0])[1]
+        burst(app, "down", "enter", "down", "enter")
+        await until(pilot, lambda: len(app.table.history) > j + 1, "both choices")
+        assert app.table.history[j:j + 2] == [first, second]
+    on_turn_menu(tmp_path, body)
 
 
 def test_a_burst_of_draft_picks_picks_each_hands_first_card(tmp_path):
@@ -405,47 +402,33 @@ def hand_at_second_pick(table) -> tuple:
 # ---------------------------------------------------------------- resize
 
 def test_after_a_resize_the_keyboard_works_without_tab(tmp_path):
-    seed = 1
-    j = turn_with_follow_up(seed)
-    _, states = line(seed)
-
-    async def run():
-        app = resume_app(tmp_path, seed, j)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: asked(app, j), "the turn menu")
-            await pilot.resize_terminal(60, 20)
-            await pilot.pause(0.1)
-            assert app.screen.has_class("small")
-            await pilot.resize_terminal(80, 24)
-            await pilot.pause(0.1)
-            assert not app.screen.has_class("small")
-            await pilot.press("down", "enter")
-            await until(pilot, lambda: len(app.table.history) > j, "the choice")
-            assert app.table.history[j] == battle_rows(states[j])[1]
-            await quiet(app, pilot)
-    asyncio.run(run())
+    async def body(app, pilot, j, state):
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause(0.1)
+        assert app.screen.has_class("small")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert not app.screen.has_class("small")
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: len(app.table.history) > j, "the choice")
+        assert app.table.history[j] == battle_rows(state)[1]
+    on_turn_menu(tmp_path, body)
 
 
 def test_game_keys_do_nothing_while_the_screen_is_too_small(tmp_path):
-    seed = 1
-    j = turn_with_follow_up(seed)
-
-    async def run():
-        app = resume_app(tmp_path, seed, j)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: asked(app, j), "the turn menu")
-            await pilot.resize_terminal(60, 20)
-            await pilot.pause(0.1)
-            assert "enlarge" in str(app.screen.query_one("#too-small").render())
-            for keys in (("enter",), ("H",), ("z",), ("down", "enter", "end", "enter")):
-                burst(app, *keys)               # z (undo) would shorten the history
-                await pilot.pause(0.2)
-                assert len(app.table.history) == j, keys
-            await pilot.press("d")              # no dialog either
-            await pilot.pause(0.1)
-            assert isinstance(app.screen, BattleScreen)
-            assert app.screen.query_one("#actions", QuestionList).highlighted == 0
-    asyncio.run(run())
+    async def body(app, pilot, j, state):
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause(0.1)
+        assert "enlarge" in str(app.screen.query_one("#too-small").render())
+        for keys in (("enter",), ("H",), ("z",), ("down", "enter", "end", "enter")):
+            burst(app, *keys)               # z (undo) would shorten the history
+            await pilot.pause(0.2)
+            assert len(app.table.history) == j, keys
+        await pilot.press("d")              # no dialog either
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, BattleScreen)
+        assert app.screen.query_one("#actions", QuestionList).highlighted == 0
+    on_turn_menu(tmp_path, body)
 
 
 # ------------------------------------------------------------ the same question
@@ -453,21 +436,15 @@ def test_game_keys_do_nothing_while_the_screen_is_too_small(tmp_path):
 def test_redrawing_the_same_question_keeps_the_cursor(tmp_path):
     """The screen is redrawn while the question stands (another seat acted, the board
     changed): the cursor stays where the player put it."""
-    seed = 1
-    j = turn_with_follow_up(seed)
-
-    async def run():
-        app = resume_app(tmp_path, seed, j)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: asked(app, j), "the turn menu")
-            await pilot.press("down", "down")
-            ol = question_list(app)
-            assert ol.highlighted == 2
-            for _ in range(3):
-                app.screen.refresh_view()
-                await pilot.pause(0.02)
-            assert ol.highlighted == 2 and len(app.table.history) == j
-    asyncio.run(run())
+    async def body(app, pilot, j, state):
+        await pilot.press("down", "down")
+        ol = question_list(app)
+        assert ol.highlighted == 2
+        for _ in range(3):
+            app.screen.refresh_view()
+            await pilot.pause(0.02)
+        assert ol.highlighted == 2 and len(app.table.history) == j
+    on_turn_menu(tmp_path, body)
 
 
 def test_question_list_contract():
