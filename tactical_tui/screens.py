@@ -141,8 +141,12 @@ class GameScreen(BaseScreen):
     def _on_option_list_option_selected(self, event) -> None:
         """After the screen's own handler: a row chosen that sent nothing was no answer;
         the keys held since go to the same question."""
-        if key_gate(self.app).withdraw():
-            self.call_later(self._drain)
+        gate = key_gate(self.app)
+        if gate.withdraw():
+            if isinstance(event.option_list, QuestionList):
+                event.option_list.live = self.my_turn()
+            if gate.draining:
+                self.call_later(self._drain)
 
     def action_auto(self) -> None:
         self.answer_given()

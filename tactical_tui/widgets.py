@@ -97,12 +97,13 @@ class KeyGate:
 
     def withdraw(self) -> bool:
         """The choice made was no answer after all (nothing was sent): the question
-        stands, and the keys held since are for it — True when they are to be replayed."""
+        stands, and the keys held since are for it (`draining` when there are any).
+        True when there was such a choice."""
         if self.answered_at is None or self.sent:
             return False
         self.answered_at = None
         self.draining, self.drain_since = bool(self.keys), get_time()
-        return self.draining
+        return True
 
     def reset(self) -> None:
         """Forget the answer and every held key."""

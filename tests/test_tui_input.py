@@ -503,3 +503,46 @@ def test_keys_held_for_one_seat_never_reach_the_next_seat():
             assert question_list(app).highlighted == first_usable(question_list(app))
             await quiet(app, pilot)
     asyncio.run(run())
+
+
+def test_key_gate_contract():
+    """KeyGate: keys typed after an answer are held until the next question of the same
+    seat is drawn after the table moved on; a key typed after the waiting view was shown
+    is not held; another seat's question, a late question (older than KEEP) or a choice
+    that sent nothing decide what happens to the held keys."""
+    from tactical_tui.widgets import KeyGate
+    from textual._time import get_time
+
+    g = KeyGate()
+    assert not g.holds(get_time())                       # no answer: keys act
+    g.close(0, 10)
+    g.keys.append(("down", None))
+    assert g.holds(get_time())
+    assert not g.drawn(0, 10, True)                      # the answer not applied yet
+    assert not g.drawn(0, 11, False)                     # the waiting view
+    assert g.holds(g.seen_at - 0.001)                    # typed before it was shown
+    assert not g.holds(get_time() + 1)                   # typed after it was shown
+    assert g.drawn(0, 14, True) and g.draining           # the next question: replay
+    assert g.keys == [("down", None)]
+
+    g.reset()
+    g.close(0, 20)
+    g.keys.append(("enter", None))
+    assert not g.drawn(1, 21, True) and not g.keys       # another seat's: dropped
+
+    g.close(0, 30)
+    g.keys.append(("enter", None))
+    g.answered_at -= KeyGate.KEEP + 1                    # the next question came late
+    assert not g.drawn(0, 31, True) and not g.keys
+
+    g.close(0, 40)
+    g.answered_at -= KeyGate.KEEP + 1                    # no redraw at all: opens itself
+    assert not g.holds(get_time()) and g.answered_at is None
+
+    g.close(0, 50)
+    g.keys.append(("down", None))
+    assert g.withdraw() and g.draining                   # nothing was sent: same question
+    g.reset()
+    g.close(0, 60)
+    g.sent = True
+    assert not g.withdraw()                              # sent: wait for the table
