@@ -108,7 +108,11 @@ class GameScreen(BaseScreen):
 
     def question_key(self) -> tuple:
         """Tells a new question of this seat from the same one redrawn: the decision's
-        kind and where in the history it began (after this seat's last action)."""
+        kind and where in the history it began (after this seat's last action); while
+        the seat is not asked, the phase's waiting view is one question of its own (so
+        the question that follows it is a new one)."""
+        if not self.my_turn():
+            return ("view", self.obs.phase)
         history = self.table.history
         began = next((i + 1 for i in range(len(history) - 1, -1, -1)
                       if getattr(history[i], "seat", None) == self.seat), 0)

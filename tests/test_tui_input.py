@@ -546,3 +546,39 @@ def test_key_gate_contract():
     g.close(0, 60)
     g.sent = True
     assert not g.withdraw()                              # sent: wait for the table
+
+
+def test_the_question_after_a_waiting_view_starts_on_its_first_option(tmp_path, monkeypatch):
+    """The bid table is redrawn while the seat waits (as the table does after every
+    action of another seat) and the player moves the cursor there; the seat's next bid
+    still starts on the first target."""
+    import threading
+    seed = 2
+    actions, states = line(seed)
+    ds = seat0_decisions(seed)
+    j = next(a for a, b in zip(ds, ds[1:]) if pending(states[a]).kind == "bid" == pending(states[b]).kind
+             and isinstance(actions[a], A.PlaceBid) and len(observe(states[b], 0).targets) >= 3)
+    scripted(monkeypatch, seed)
+    go = threading.Event()
+    play = GameTable.ai_decide
+
+    def decide(self, seat):
+        go.wait(10)
+        return play(self, seat)
+    monkeypatch.setattr(GameTable, "ai_decide", decide)
+
+    async def run():
+        app = resume_app(tmp_path, seed, j)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app, j), "the bid")
+            await answer(app, pilot, actions[j])
+            await until(pilot, lambda: len(app.table.history) > j and app.busy, "the AI seats")
+            app.screen.refresh_view()                   # the waiting view
+            await pilot.press("down", "down")
+            ol = question_list(app)
+            assert ol.highlighted == 2 and not ol.live
+            go.set()
+            await until(pilot, lambda: asked(app) and len(app.table.history) > j + 1, "the next bid")
+            assert ol.highlighted == 0
+            await quiet(app, pilot)
+    asyncio.run(run())
