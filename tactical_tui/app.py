@@ -505,14 +505,16 @@ class TacticalApp(App):
             if i is not None:
                 self.submit(legal[i])
             self.call_later(self._sync)
-        self.push_screen(localized(ChoiceScreen, self.lang)(t("choice." + kind, self.lang), labels,
-                                                             cancel=False), chosen)
+        from rules.actions import Decline            # declining: listed last, never pre-selected
+        self.push_screen(localized(ChoiceScreen, self.lang)(
+            t("choice." + kind, self.lang), labels, cancel=False,
+            give_up=[i for i, a in enumerate(legal) if isinstance(a, Decline)]), chosen)
 
-    def submit(self, action) -> None:
+    def submit(self, action) -> bool:
         """The viewer's action, sent to the table; a refusal is said in the viewer's
-        language."""
+        language. True when the table applied it."""
         if self.live is None:
-            return
+            return False
         from .table import TABLE_REFUSALS, Refused
         result = self.live.submit(self.viewer, action)
         if isinstance(result, Refused):
@@ -524,6 +526,8 @@ class TacticalApp(App):
                 from .text import refusal_text
                 reason = refusal_text(self.cards, result.code, result.params, self.lang)
             self.notify(t("illegal", self.lang, reason=reason), severity="error")
+            return False
+        return True
 
     def _check_save(self) -> None:
         problem = self.table.save_problem if self.table else None
@@ -533,11 +537,11 @@ class TacticalApp(App):
             where = f"{self.table.save_path}: {os_error_text(self.table.save_error, self.lang)}"
             self.notify(t("save.warn", self.lang, problem=where), severity="warning", timeout=10)
 
-    def action_undo(self) -> None:
+    def action_undo(self) -> bool:
         """Back to your previous decision, if nothing has been revealed since
-        (GameTable.undo_refusal); if not, the message says why."""
+        (GameTable.undo_refusal); if not, the message says why. True when undone."""
         if self.live is None or self._modal_open():
-            return
+            return False
         from .table import Refused
         result = self.live.undo(self.viewer)
         if isinstance(result, Refused):
@@ -545,9 +549,10 @@ class TacticalApp(App):
             if isinstance(params.get("seat"), int):
                 params["seat"] = t("seat", self.lang, n=params["seat"] + 1)
             self.notify(t("undo." + result.code, self.lang, **params))
-            return
+            return False
         self._prompted = None
         self.notify(t("undo.done", self.lang))
+        return True
 
     def action_save_replay(self) -> None:
         """Game over: keep the finished game as a replay file."""
@@ -642,12 +647,13 @@ class TacticalApp(App):
         _, reason = self.live.hint(self.viewer)
         self.notify(t("hint", self.lang, text=reason_text(reason, self.cards, self.lang)))
 
-    def action_auto(self) -> None:
-        """Let the normal AI make this one decision for the human seat (shift+H)."""
+    def action_auto(self) -> bool:
+        """Let the normal AI make this one decision for the human seat (shift+H). True
+        when the table applied it."""
         if not self._viewer_asked():
-            return
+            return False
         action, _ = self.live.hint(self.viewer)
-        self.submit(action)
+        return self.submit(action)
 
     def action_request_quit(self) -> None:
         if isinstance(self.screen, ConfirmScreen):

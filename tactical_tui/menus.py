@@ -10,7 +10,7 @@ from textual.widgets.option_list import Option
 
 from .i18n import pad
 from .safe import plain
-from .widgets import BaseScreen
+from .widgets import BaseScreen, QuestionList
 
 
 class TitleScreen(BaseScreen):
@@ -19,7 +19,7 @@ class TitleScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="title-art")
-        yield OptionList(id="menu")
+        yield QuestionList(id="menu", submits=False)
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -28,10 +28,8 @@ class TitleScreen(BaseScreen):
         self.query_one("#topbar", Static).update(Text("TACTICAL", style="bold"))
         self.query_one("#title-art", Static).update(Text(
             "\n  T A C T I C A L\n\n  " + self.tr("title.tagline") + "\n", style="bold"))
-        menu = self.query_one("#menu", OptionList)
-        menu.clear_options()
-        menu.add_options([Option(self.tr("title." + k), id=k) for k in self.ITEMS])
-        menu.highlighted = 0
+        menu = self.query_one("#menu", QuestionList)
+        menu.show("title", [Option(self.tr("title." + k), id=k) for k in self.ITEMS])
         menu.focus()
 
     def action_noop(self) -> None:
@@ -56,7 +54,7 @@ class ContinueScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="setup-title")
-        yield OptionList(id="games")
+        yield QuestionList(id="games", submits=False)
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -89,18 +87,14 @@ class ContinueScreen(BaseScreen):
         self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("title.continue"),
                                                       style="bold"))
         self.query_one("#setup-title", Static).update(Text(self.tr("cont.title")))
-        ol = self.query_one("#games", OptionList)
-        ol.clear_options()
-        ol.add_options([Option(self.row(g), id=f"g{i}",
-                               disabled=bool(g.holder or g.problem is not None))
-                        for i, g in enumerate(self.games)])
+        ol = self.query_one("#games", QuestionList)
+        rows = [Option(self.row(g), id=f"g{i}", disabled=bool(g.holder or g.problem is not None))
+                for i, g in enumerate(self.games)]
         if self.cleanable:
             from .saves import KEEP_GAMES
-            ol.add_option(Option(Text(self.tr("cont.clean", n=self.cleanable, keep=KEEP_GAMES)),
-                                 id="clean"))
-        first = next((i for i in range(ol.option_count)
-                      if not ol.get_option_at_index(i).disabled), None)
-        ol.highlighted = first
+            rows.append(Option(Text(self.tr("cont.clean", n=self.cleanable, keep=KEEP_GAMES)),
+                               id="clean"))
+        ol.show("games", rows)          # the cursor on the first game that can be opened
         ol.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -129,7 +123,7 @@ class SetupScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="setup-title")
-        yield OptionList(id="form")
+        yield QuestionList(id="form", submits=False)
 
     def on_mount(self) -> None:
         if self.seed is None:
@@ -167,11 +161,8 @@ class SetupScreen(BaseScreen):
     def refresh_view(self) -> None:
         self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("title.new"), style="bold"))
         self.query_one("#setup-title", Static).update(self.tr("setup.title"))
-        form = self.query_one("#form", OptionList)
-        keep = form.highlighted or 0
-        form.clear_options()
-        form.add_options([Option(text, id=key) for key, text in self.rows()])
-        form.highlighted = min(keep, form.option_count - 1)
+        form = self.query_one("#form", QuestionList)
+        form.show("setup", [Option(text, id=key) for key, text in self.rows()])   # keeps the row
         form.focus()
 
     def action_change(self, step: int) -> None:

@@ -21,7 +21,7 @@ from .i18n import TUI, clip, pad, t
 from .safe import as_text, lines_text, plain
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
 from .logview import LogView
-from .widgets import BaseScreen, card_line, wrapped
+from .widgets import BaseScreen, QuestionList, card_line, key_gate, wrapped
 
 
 SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
@@ -30,6 +30,9 @@ SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 
 def seat_mark(seat: int, me: int) -> str:
     """A seat on the field: @ for the viewer's own seat, else a circled number (②)."""
     return "@" if seat == me else "①②③④⑤⑥⑦⑧⑨"[seat] if seat < 9 else str(seat + 1)
+
+# Choices that give something up: never under the cursor when a question comes up.
+GIVE_UP = (A.EndTurn, A.Decline, A.Stop, A.Pass)
 
 
 class GameScreen(BaseScreen):
@@ -42,9 +45,10 @@ class GameScreen(BaseScreen):
             ("enter", "select_current", "key.select", True, True),
             ("l", "app.show_log", "key.log", True),
             ("h", "app.hint", "key.hint", False),
-            ("H", "app.auto", "key.auto", False),
-            ("z", "app.undo", "key.undo", False),
+            ("H", "auto", "key.auto", False),
+            ("z", "undo", "key.undo", False),
             ("d", "details", "key.details", True)]
+    TAKES_HELD_KEYS = True
 
     def compose(self) -> ComposeResult:
         yield Static("", id="topbar")
@@ -163,23 +167,68 @@ class GameScreen(BaseScreen):
         width = self.query_one(list_id, OptionList).scrollable_content_region.width
         return min(cells, width) if width > 0 else cells
 
-    def fill(self, list_id: str, title: str, options: list[Option], selectable: int | None = None
-             ) -> OptionList:
-        """Refill a list, keeping the cursor where it was (within the first `selectable`
-        options, all by default)."""
-        ol = self.query_one(list_id, OptionList)
+    def table_version(self) -> object:
+        """Changes whenever the table applies an action (or undoes one)."""
+        return self.latest.version if self.latest is not None else None
+
+    def question_key(self) -> tuple:
+        """Tells a new question of this seat from the same one redrawn: the decision's
+        kind and where in the history it began (after this seat's last action); while
+        the seat is not asked, the phase's waiting view is one question of its own (so
+        the question that follows it is a new one)."""
+        if not self.my_turn():
+            return ("view", self.obs.phase)
+        return (self.obs.phase,) + tuple(self.question or ())   # (asked_at, kind) of the table
+
+    def answer_context(self) -> tuple:
+        return self.seat, self.table_version()
+
+    def fill(self, list_id: str, title: str, options: list[Option], selectable: int | None = None,
+             give_up=()) -> OptionList:
+        """Show this seat's question in a list (`QuestionList.show`): the cursor stays
+        where the player put it while the same question is redrawn, and starts on the
+        first option (not one of `give_up`, ids) of a new one. Only the first
+        `selectable` options can take the cursor (all by default)."""
+        ol = self.query_one(list_id, QuestionList)
         ol.border_title = title
-        keep = ol.highlighted
-        ol.clear_options()
-        ol.add_options(options)
-        n = len(options) if selectable is None else selectable
-        if n:
-            ol.highlighted = min(keep or 0, n - 1)
+        live = self.my_turn()
+        ol.show(self.question_key(), options, live=live, give_up=give_up, selectable=selectable)
+        self.question_shown(self.asked_now())
         return ol
+
+    def asked_now(self) -> bool:
+        """Does this seat have something to answer on this screen now?"""
+        return self.my_turn()
 
     def action_select_current(self) -> None:
         if isinstance(self.focused, OptionList):
             self.focused.action_select()
+
+    def _on_option_list_option_selected(self, event) -> None:
+        """After the screen's own handler: a row chosen that sent nothing was no answer;
+        the keys held since go to the same question."""
+        gate = key_gate(self.app)
+        if gate.withdraw():
+            if isinstance(event.option_list, QuestionList):
+                event.option_list.live = self.my_turn()
+            if gate.draining:
+                self.call_later(self._drain)
+
+    def action_auto(self) -> None:
+        self.answer_given()
+        key_gate(self.app).sent = True
+        self._refused_unless_applied(self.app.action_auto)
+
+    def action_undo(self) -> None:
+        self.answer_given()
+        key_gate(self.app).sent = True
+        self._refused_unless_applied(self.app.action_undo)
+
+    def _refused_unless_applied(self, act) -> None:
+        """Run the app's `act` (submit, undo, auto): unless the table applied it, the keys
+        held for the next question are dropped (the refusal's message says why)."""
+        if not act():
+            self.answer_refused()
 
     def action_details(self) -> None:
         cid = self.highlighted_card()
@@ -187,7 +236,11 @@ class GameScreen(BaseScreen):
             self.app.show_card(cid)
 
     def send(self, action) -> None:
-        self.app.submit(action)
+        """This seat's answer to the table. Keys typed after it wait for the next question
+        (`KeyGate`); a refusal drops them (the message says why)."""
+        self.answer_given()
+        key_gate(self.app).sent = True
+        self._refused_unless_applied(lambda: self.app.submit(action))
 
     def refresh_view(self) -> None:  # pragma: no cover - overridden
         pass
@@ -210,7 +263,7 @@ class DraftScreen(GameScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
-            yield OptionList(id="hand", classes="panel")
+            yield QuestionList(id="hand", classes="panel")
             yield Static("", id="info", classes="panel side")
 
     def refresh_view(self) -> None:
@@ -271,8 +324,8 @@ class BidScreen(GameScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
             with Vertical(classes="left"):
-                yield OptionList(id="targets", classes="panel")
-                yield OptionList(id="hand", classes="panel")
+                yield QuestionList(id="targets", classes="panel", submits=False)
+                yield QuestionList(id="hand", classes="panel")
             yield Static("", id="seats", classes="panel side")
 
     def refresh_view(self) -> None:
@@ -339,9 +392,19 @@ class BidScreen(GameScreen):
                 name = " → " + self.cards.card(cid).name.get(self.lang)
         hand.border_title = as_text(self.tr("bid.hand") + name)
 
+    def action_select_current(self) -> None:
+        """Enter on a target goes on to the hand at once (the next key of a burst moves
+        the hand's cursor, not the target's)."""
+        targets = self.query_one("#targets", OptionList)
+        if self.focused is targets:
+            if targets.highlighted is not None:
+                self.set_focus(self.query_one("#hand", OptionList))
+            return
+        super().action_select_current()
+
     def action_switch(self) -> None:
         t_, h = self.query_one("#targets", OptionList), self.query_one("#hand", OptionList)
-        (h if self.focused is t_ else t_).focus()
+        self.set_focus(h if self.focused is t_ else t_)   # at once: the next key goes there
 
     def action_pass(self) -> None:
         if self.my_turn() and self.obs.pending.kind == "bid":
@@ -356,7 +419,7 @@ class BidScreen(GameScreen):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "targets":
-            self.query_one("#hand", OptionList).focus()
+            self.set_focus(self.query_one("#hand", OptionList))   # at once, for the next key
             return
         if not self.my_turn() or self.obs.pending.kind != "bid":
             return
@@ -365,7 +428,7 @@ class BidScreen(GameScreen):
             return
         target = targets.get_option_at_index(targets.highlighted).id
         self.send(A.PlaceBid(self.seat, target, event.option.id))
-        targets.focus()
+        self.set_focus(targets)
 
 
 # ----------------------------------------------------------------------------- build
@@ -384,6 +447,9 @@ class BuildScreen(GameScreen):
         obs = self.obs
         return obs.phase == "build" and obs.seats[self.seat].confirmed
 
+    def asked_now(self) -> bool:
+        return self.my_turn() or self.waiting()     # the waiting view answers `w`
+
     def check_action(self, action: str, parameters) -> bool | None:
         """The Footer shows `w` (take the confirmation back) on the waiting view only, and
         hides the editing keys there."""
@@ -397,8 +463,13 @@ class BuildScreen(GameScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(classes="main"):
-            yield OptionList(id="cards", classes="panel")
+            yield QuestionList(id="cards", classes="panel")
             yield Static("", id="check", classes="panel side")
+
+    def question_key(self) -> tuple:
+        """The whole build (and the reveal's fixes) is one question: the cursor stays on
+        its card while cards change zone, and while the other seats build."""
+        return ("build", self.obs.phase)
 
     def zone_of(self, obs, c) -> str:
         return "equip" if c in obs.equipped else "materialize" if c in obs.materialized else "unused"
@@ -553,7 +624,7 @@ class BattleScreen(GameScreen):
             yield Static("", id="field", classes="panel")
             yield Static("", id="seats", classes="panel side")
         with Horizontal(id="mid-row"):
-            yield OptionList(id="actions", classes="panel")
+            yield QuestionList(id="actions", classes="panel")
             yield Static("", id="info", classes="panel side")
 
     def action_label(self, a) -> str:
@@ -722,10 +793,13 @@ class BattleScreen(GameScreen):
             prompt += f" ({self.bag_owner(atk)})" if self.lang == "en" else f"（{self.bag_owner(atk)}）"
         self.query_one("#topbar", Static).update(as_text(
             f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
-        self._actions = self.legal()
+        legal = self.legal()            # what gives something up comes last
+        self._actions = [a for a in legal if not isinstance(a, GIVE_UP)] + \
+            [a for a in legal if isinstance(a, GIVE_UP)]
         ol = self.fill("#actions", self.tr("battle.actions"),
                        [Option(wrapped(self, as_text(self.action_label(a))), id=str(i))
-                        for i, a in enumerate(self._actions)])
+                        for i, a in enumerate(self._actions)],
+                       give_up=[str(i) for i, a in enumerate(self._actions) if isinstance(a, GIVE_UP)])
         ol.focus()
         f = self.query_one("#field", Static)
         f.border_title = self.tr("battle.field")
@@ -759,6 +833,8 @@ class GameOverScreen(GameScreen):
                               ("n", "app.new_game", "key.new", True),
                               ("t", "app.back_to_title", "key.title", True),
                               ("l", "app.show_log", "key.log", True)]
+
+    TAKES_HELD_KEYS = False          # no question here: keys typed before it are dropped
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="over-scroll", classes="panel"):

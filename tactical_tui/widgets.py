@@ -1,13 +1,16 @@
 """Shared pieces of the screens: localized bindings, the base screen with its "please
-enlarge" guard, card lines, and the modal screens (choice, results, help, log, card,
-quit, hand-over)."""
+enlarge" guard and its ordered key handling, the question list, card lines, and the
+modal screens (choice, results, help, log, card, quit, hand-over)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Optional
+import weakref
+from typing import TYPE_CHECKING, Hashable, Iterable, Optional
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
+from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
@@ -25,19 +28,180 @@ MIN_W, MIN_H = 80, 24
 _CLASSES: dict = {}
 
 
+IMMEDIATE = ("app.request_quit",)     # priority keys that act at once, even mid-burst
+
+
 def localized(cls, lang: str):
     """A subclass of `cls` whose BINDINGS carry descriptions in `lang` (the Footer shows
-    them). `cls.KEYS` lists (key, action, text key, show)."""
+    them). `cls.KEYS` lists (key, action, text key, show[, priority]).
+
+    On a screen with ordered keys (`Guarded`) a priority key other than quit does not act
+    when it arrives — Textual runs priority bindings before the keys typed ahead of it
+    have reached the focused widget, so `Down Enter` chose the row *above* — but takes
+    its turn in the same queue as every other key (`Guarded.action_ordered_key`)."""
     key = (cls, lang)
     if key not in _CLASSES:
-        bindings = [Binding(k, a, t(d, lang) if d else "", show=s, priority=p)
+        ordered = hasattr(cls, "action_ordered_key")
+        bindings = [Binding(k, f"ordered_key({k!r})" if ordered and p and a not in IMMEDIATE else a,
+                            t(d, lang) if d else "", show=s, priority=p)
                     for k, a, d, s, p in ((*x, False) if len(x) == 4 else x for x in cls.KEYS)]
         _CLASSES[key] = type(f"{cls.__name__}_{lang}", (cls,), {"BINDINGS": bindings})
     return _CLASSES[key]
 
 
+# ------------------------------------------------------------------ keys in order
+
+class KeyGate:
+    """The keys typed after an answer, held for the next question (one gate per app).
+
+    An answer (a row chosen, a key like `p` or `c`) makes the question on screen stale
+    until the table has applied it and the screen is redrawn. The keys typed in between
+    — the rest of a burst, keys sent over a slow link — were typed for the next question
+    of that seat: they are held and replayed, in order, into it once it is drawn
+    (`Enter Down Enter` answers two questions). Keys typed after the screen has shown
+    that the seat waits (the waiting view) act on that view at once.
+
+    Held keys are dropped if that next question does not come within `KEEP` seconds of
+    the answer (the player has seen a waiting screen since, and never the new rows), if
+    it is another seat's (hotseat), if the answer is refused, or if another screen
+    (results, help, a hand-over, a menu) comes up first. After `KEEP` seconds without a
+    redraw the gate opens by itself: the keyboard is never dead."""
+
+    KEEP = 3.0
+
+    def __init__(self) -> None:
+        self.answered_at: Optional[float] = None     # None: no answer outstanding
+        self.seen_at: Optional[float] = None         # the waiting view was drawn
+        self.seat: Optional[int] = None
+        self.version: object = None                  # the table's version at the answer
+        self.sent = False                            # the answer reached the table
+        self.keys: list[tuple[str, Optional[str]]] = []
+        self.draining = False
+        self.drain_since = 0.0
+
+    def close(self, seat: Optional[int], version: object) -> None:
+        self.answered_at, self.seen_at = get_time(), None
+        self.seat, self.version, self.sent = seat, version, False
+
+    def holds(self, typed_at: float) -> bool:
+        """Is a key typed at `typed_at` (and arriving now) held rather than applied?"""
+        if self.draining:
+            if get_time() - self.drain_since <= self.KEEP:
+                return True
+            self.reset()                 # the replay never ran (its screen went away)
+        if self.answered_at is None:
+            return False
+        if get_time() - self.answered_at > self.KEEP:
+            self.reset()
+            return False
+        return self.seen_at is None or typed_at <= self.seen_at
+
+    def withdraw(self) -> bool:
+        """The choice made was no answer after all (nothing was sent): the question
+        stands, and the keys held since are for it (`draining` when there are any).
+        True when there was such a choice."""
+        if self.answered_at is None or self.sent:
+            return False
+        self.answered_at = None
+        self.draining, self.drain_since = bool(self.keys), get_time()
+        return True
+
+    def reset(self) -> None:
+        """Forget the answer and every held key."""
+        self.answered_at = self.seen_at = None
+        self.keys.clear()
+        self.draining = False
+
+    def drawn(self, seat: Optional[int], version: object, asked: bool) -> bool:
+        """A screen of `seat` is drawn with the table at `version`, asking a question or
+        (not `asked`) showing that the seat waits. True when held keys are to be
+        replayed into the question now (the gate is then draining)."""
+        if self.answered_at is None or self.draining or version == self.version:
+            return False                 # nothing held, or the answer not applied yet
+        if not asked:
+            if self.seen_at is None:
+                self.seen_at = get_time()
+            return False
+        fresh = get_time() - self.answered_at <= self.KEEP
+        self.answered_at = self.seen_at = None
+        if seat != self.seat or not fresh:
+            self.keys.clear()
+        self.draining, self.drain_since = bool(self.keys), get_time()
+        return self.draining
+
+
+_GATES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def key_gate(app) -> KeyGate:
+    gate = _GATES.get(app)
+    if gate is None:
+        gate = _GATES[app] = KeyGate()
+    return gate
+
+
+class QuestionList(OptionList):
+    """An OptionList that shows one question at a time (`show`).
+
+    `show(question, options)` with the same `question` as before replaces the rows and
+    keeps the cursor on the option it was on (by id, else by position); a new `question`
+    puts the cursor on the first enabled option that does not give something up (ids in
+    `give_up`; none at all if only those are left). `live` says whether the seat is being
+    asked this question now: choosing a row of a live list (`submits`) is an answer, and
+    the keys typed after it wait for the next question (`KeyGate`)."""
+
+    def __init__(self, *options, submits: bool = True, **kw) -> None:
+        super().__init__(*options, **kw)
+        self.submits = submits
+        self.question: Hashable = None
+        self.live = False
+
+    def show(self, question: Hashable, options: list[Option], *, live: bool = True,
+             give_up: Iterable[str] = (), selectable: Optional[int] = None) -> None:
+        same = question is not None and question == self.question
+        keep_id = keep_at = None
+        if same and self.highlighted is not None and self.highlighted < self.option_count:
+            keep_at = self.highlighted
+            keep_id = self.get_option_at_index(keep_at).id
+        self.question, self.live = question, live
+        self.clear_options()
+        self.add_options(options)
+        n = len(options) if selectable is None else min(selectable, len(options))
+        usable = [i for i in range(n) if not options[i].disabled]
+        if same and keep_at is not None:
+            at = next((i for i in range(n) if options[i].id == keep_id and keep_id is not None), None)
+            if at is None and usable:
+                at = min(usable, key=lambda i: (abs(i - keep_at), i))
+        else:
+            skip = set(give_up)
+            at = next((i for i in usable if options[i].id not in skip), None)
+        self.highlighted = at
+
+    def action_select(self) -> None:
+        i = self.highlighted
+        if self.live and self.submits and i is not None and i < self.option_count \
+                and not self.get_option_at_index(i).disabled:
+            screen = self.screen
+            context = getattr(screen, "answer_context", None)
+            seat, version = context() if context else (None, None)
+            key_gate(self.app).close(seat, version)
+            self.live = False
+        super().action_select()
+
+
 class Guarded:
-    """Mixin: shows a "please enlarge" message instead of the body below 80×24."""
+    """Mixin for a screen: shows a "please enlarge" message instead of the body below
+    80×24 (no key acts meanwhile, but quit), gives the keyboard focus back when the body
+    comes back, and applies keys one at a time in the order typed.
+
+    Ordered keys: every key that reaches the screen (bubbling up from the focused
+    widget, or sent to the screen itself) is stopped there and applied at once through
+    the screen's bindings — not later by the App — so an answer made by one key is
+    known before the next key is looked at: keys typed after an answer are held by the
+    app's `KeyGate` and replayed into the next question (`question_shown`)."""
+
+    TAKES_HELD_KEYS = False      # a question screen: held keys are replayed into it
+    _focus_before = None
 
     def compose_guard(self) -> ComposeResult:
         yield Static("", id="too-small")
@@ -45,15 +209,104 @@ class Guarded:
     def check_size(self) -> None:
         w, h = self.app.size
         small = w < MIN_W or h < MIN_H
+        was = self.has_class("small")
+        if small and not was:
+            self._focus_before = self.focused
         self.set_class(small, "small")
         if small:
             self.query_one("#too-small", Static).update(t("too_small", self.app.lang, w=w, h=h))
+        elif was:
+            self.call_after_refresh(self._restore_focus)
+
+    def _restore_focus(self) -> None:
+        """The body is shown again: the widget that had the focus gets it back (hiding
+        it took the focus away, and the keyboard was dead until Tab)."""
+        if self.has_class("small") or (self.focused is not None and self.focused.is_attached):
+            return
+        before, self._focus_before = self._focus_before, None
+        if before is not None and before.is_attached and before.screen is self:
+            before.focus()
+        else:
+            self.focus_next()
 
     def on_resize(self, event) -> None:
         self.check_size()
 
     def on_screen_resume(self) -> None:
         self.check_size()
+
+    def _on_mount(self, event) -> None:
+        if not self.TAKES_HELD_KEYS:
+            key_gate(self.app).reset()   # a menu or hand-over: no key typed before it counts
+
+    # keys ----------------------------------------------------------------------
+    async def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        gate = key_gate(self.app)
+        if gate.holds(event.time):
+            gate.keys.append((event.key, event.character))
+            return
+        if self.has_class("small"):
+            return                       # "please enlarge": nothing acts
+        shown = self.app.screen
+        if shown is not self:
+            # typed before another screen came up: it goes on to the question shown now,
+            # never into a menu, a dialog or a hand-over (the next player's Enter)
+            if self.TAKES_HELD_KEYS and getattr(shown, "TAKES_HELD_KEYS", False):
+                (shown.focused or shown)._forward_event(events.Key(event.key, event.character))
+            return
+        await self.apply_key(event.key)
+
+    async def apply_key(self, key: str) -> None:
+        """One key through this screen's bindings, from the focused widget up (what the
+        App would do with it a moment later), or its ordered priority binding."""
+        for k, action, *rest in getattr(self, "KEYS", ()):
+            if k == key and len(rest) == 3 and rest[2] and action not in IMMEDIATE:
+                await self.app.run_action(action, self)
+                return
+        await self.app._check_bindings(key)
+
+    def action_ordered_key(self, key: str) -> None:
+        """A priority key arrived: it takes its turn behind the keys typed before it."""
+        (self.focused or self)._forward_event(events.Key(key, None))
+
+    # questions -----------------------------------------------------------------
+    def answer_context(self) -> tuple[Optional[int], object]:
+        """(the seat answering, the table's version) for the `KeyGate`."""
+        table = getattr(self.app, "table", None)
+        return getattr(self.app, "viewer", None), (len(table.history) if table is not None else None)
+
+    def answer_given(self) -> None:
+        key_gate(self.app).close(*self.answer_context())
+
+    def answer_refused(self) -> None:
+        """The table refused the answer: the same question stands; keys typed after the
+        answer were meant for a question that is not coming, and are dropped."""
+        key_gate(self.app).reset()
+
+    def question_shown(self, asked: bool = True) -> None:
+        """The seat's screen is drawn up to date, asking its question (or, not `asked`,
+        showing that it waits): keys held since the answer to the previous question
+        are replayed into the question, in order."""
+        if key_gate(self.app).drawn(*self.answer_context(), asked):
+            self.call_later(self._drain)
+
+    async def _drain(self) -> None:
+        """Replay the held keys, one at a time, into the screen shown now — while it is a
+        question screen and no replayed key has answered (then the rest waits again)."""
+        gate = key_gate(self.app)
+        while gate.draining:
+            screen = self.app.screen
+            if not gate.keys or not getattr(screen, "TAKES_HELD_KEYS", False) \
+                    or not screen.is_attached or screen.has_class("small"):
+                gate.reset()             # a dialog or a menu came up: nothing more is replayed
+                return
+            if gate.answered_at is not None:
+                gate.draining = False
+                return
+            key, _ = gate.keys.pop(0)
+            await screen.apply_key(key)
 
 
 class BaseScreen(Guarded, Screen):
@@ -123,30 +376,42 @@ def wrapped(widget, text: Text) -> Wrapped:
 
 # ------------------------------------------------------------------------- modals
 
-class ChoiceScreen(ModalScreen):
+class ChoiceScreen(Guarded, ModalScreen):
     """A prompt with options; dismisses with the chosen index (or None on Escape when
-    `cancel` is allowed)."""
+    `cancel` is allowed). The options in `give_up` (indices: decline, …) are listed last
+    and the cursor starts on the first other one; the index returned is always the
+    index in `options`."""
 
     KEYS = [("escape", "cancel", "key.back", True)]
+    TAKES_HELD_KEYS = True
 
-    def __init__(self, title: str, options: list[str], cancel: bool = True) -> None:
+    def __init__(self, title: str, options: list[str], cancel: bool = True,
+                 give_up: Iterable[int] = ()) -> None:
         super().__init__()
         self.title_text = title
         self.options = options
         self.cancel = cancel
+        self.give_up = set(give_up)
+        self.order = [i for i in range(len(options)) if i not in self.give_up] + \
+            [i for i in range(len(options)) if i in self.give_up]
 
     def compose(self) -> ComposeResult:
         with Container(classes="dialog"):
             yield Static(as_text(self.title_text), classes="dialog-title")
-            yield OptionList(*[Option(wrapped(self, as_text(o)), id=str(i))
-                               for i, o in enumerate(self.options)], id="choices")
+            yield QuestionList(id="choices")
+        yield from self.compose_guard()
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#choices", OptionList).focus()
+        ol = self.query_one("#choices", QuestionList)
+        ol.show(object(), [Option(wrapped(self, as_text(self.options[i])), id=str(i)) for i in self.order],
+                give_up=[str(i) for i in self.give_up])
+        ol.focus()
+        self.check_size()
+        self.question_shown()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option_index)
+        self.dismiss(int(event.option.id))
 
     def check_action(self, action: str, parameters) -> bool | None:
         if action == "cancel" and not self.cancel:
@@ -178,6 +443,7 @@ class TextScreen(ModalScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        key_gate(self.app).reset()      # keys typed before it came up are not for it
         self.query_one("#text-scroll").focus()
 
     def action_close(self) -> None:
@@ -200,6 +466,7 @@ class LogScreen(ModalScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        key_gate(self.app).reset()
         log = self.query_one("#full-log")
         for line in self.lines:
             log.write(as_text(line))
@@ -221,6 +488,9 @@ class ConfirmScreen(ModalScreen):
         with Container(classes="dialog"):
             yield Static(as_text(self.question + "  (y/n)"), classes="dialog-title")
         yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        key_gate(self.app).reset()
 
     def action_yes(self) -> None:
         self.dismiss(True)
