@@ -79,12 +79,12 @@ def scripted(monkeypatch, seed: int) -> None:
     actions, states = line(seed)
     real = GameTable.ai_decide
 
-    def decide(self, seat):
+    def decide(self, seat, obs=None):
         n = len(self.history)
         if n < len(actions) and getattr(actions[n], "seat", None) == seat \
                 and self.state == states[n]:
             return actions[n], None
-        return real(self, seat)
+        return real(self, seat, obs)
     monkeypatch.setattr(GameTable, "ai_decide", decide)
 
 
@@ -562,9 +562,9 @@ def test_the_question_after_a_waiting_view_starts_on_its_first_option(tmp_path, 
     go = threading.Event()
     play = GameTable.ai_decide
 
-    def decide(self, seat):
+    def decide(self, seat, obs=None):
         go.wait(10)
-        return play(self, seat)
+        return play(self, seat, obs)
     monkeypatch.setattr(GameTable, "ai_decide", decide)
 
     async def run():
