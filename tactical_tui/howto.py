@@ -297,7 +297,7 @@ Knock-outs and VP
 ゲーム中
   ↑↓ Enter  選んで決定      d  カードの詳細      l  ログ
   h  ヒント      H  おまかせ（AIがこの1手を決める）
-  z  戻す（人間1人のゲームで、次の判断の前まで）
+  z  戻す（自分の前の判断まで。その後に何も公開・抽選されていない間）
 
 設定
   言語・AIの間・新しいゲームの人数と席・初めてのゲーム・テーマは
@@ -316,7 +316,7 @@ Everywhere
 In a game
   ↑↓ Enter  choose and select   d  card details   l  the log
   h  a hint     H  auto (the AI makes this one decision for you)
-  z  undo (games with one human, back to your previous decision)
+  z  undo (to your last decision, if nothing was revealed or drawn since)
 
 Settings
   The language, the AI pause, a new game's players and seats, first-game
