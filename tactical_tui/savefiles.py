@@ -6,6 +6,7 @@ every name here)."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -40,6 +41,27 @@ def new_game_path() -> Path:
             return path
 
 TEMP_PREFIX = ".tmp-"       # + the writer's pid + "-" + a random part + ".json"
+
+
+def write_atomic(path: Path, text: str, suffix: str = ".json") -> None:
+    """Write `text` to `path` so that a crash leaves either the old or the new file
+    (saves, replays, the settings file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=suffix,
+                               dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
 
 class SaveLocked(Exception):
     """The save is held by another running TACTICAL (`pid`, when it could be read)."""

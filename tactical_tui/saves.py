@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -23,7 +22,7 @@ from rules import ACTION_TYPES, Config, IllegalAction
 from rules.cards import CardDataError, CardSet
 from rules.files import DIGIT_LIMIT, FileProblem, is_digit_limit_error, read_bounded
 
-from .savefiles import (OLD_TEMP_AGE, TEMP_PREFIX, GameLock, SaveLocked,  # noqa: F401 - re-exported
+from .savefiles import (OLD_TEMP_AGE, TEMP_PREFIX, GameLock, SaveLocked, write_atomic,  # noqa: F401 - re-exported
                         _flock, _pid_alive, _read_pid, _same_file, clean_temp_files,
                         current_path, games_dir, lock_holder, lock_path, new_game_path,
                         save_dir)
@@ -287,25 +286,6 @@ def _notes_from(raw: Any, actions: int) -> tuple[AINote, ...]:
             raise ValueError(f"AI note of action {n + 1}: memo must be a table")
         out.append(AINote(n, reason, tuple((str(k), _plain(v)) for k, v in memo.items())))
     return tuple(out)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a crash leaves either the old or the new file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".json",
-                               dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 # ----------------------------------------------------------------- strict structuring

@@ -21,7 +21,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -247,21 +246,9 @@ def save(settings: Settings, path: Optional[Path] = None) -> Optional[SettingsPr
     """Write the settings (atomically); the problem if it could not be written."""
     path = settings_path() if path is None else path
     text = to_toml(settings.to_dict())
+    from .savefiles import write_atomic        # (no rules: the title screen starts fast)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_atomic(path, text, suffix=".toml")
     except OSError as exc:
         return SettingsProblem(path, "write", os_error=exc)
     return None
