@@ -106,8 +106,17 @@ class TacticalApp(App):
         self.leave_game()                # the AI task stops; the save's lock is released
 
     # ------------------------------------------------------------------ start-up
+    _hangup = False                      # a signal came before the app took signals over
+
+    def hangup_before_mount(self) -> None:
+        """SIGHUP or SIGTERM while the app starts (cli._Hangup): leave once mounted."""
+        self._hangup = True
+
     def on_mount(self) -> None:
         self._install_signal_handlers()
+        if self._hangup:                 # it came before the handlers were ours
+            self._signal_exit()
+            return
         self._watch_terminal()
         from .commands import apply_theme, localize_palette_key
         apply_theme(self, self.store.settings.theme)

@@ -125,16 +125,26 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     return 0
 
 
-def _exit_on_hangup() -> None:
-    """Until the app takes SIGHUP and SIGTERM over (it saves, then leaves), either one
-    ends the process at once: nothing is open yet, so nothing is lost."""
-    import signal
+class _Hangup:
+    """SIGHUP and SIGTERM before the app has taken them over (it saves, then leaves).
 
-    def leave(signum, frame):
-        raise SystemExit(0)
-    for sig in (getattr(signal, "SIGHUP", None), signal.SIGTERM):
-        if sig is not None:
-            signal.signal(sig, leave)
+    Before the app runs, either one ends the process at once: nothing is open yet, so
+    nothing is lost. Once the app runs, raising SystemExit in the middle of its start-up
+    would leave Textual's input thread (not a daemon) running and the process hanging for
+    ever; the signal is handed to the app instead, which leaves as soon as it is mounted."""
+
+    app = None
+
+    def install(self) -> None:
+        import signal
+        for sig in (getattr(signal, "SIGHUP", None), signal.SIGTERM):
+            if sig is not None:
+                signal.signal(sig, self._leave)
+
+    def _leave(self, signum, frame) -> None:
+        if self.app is None:
+            raise SystemExit(0)
+        self.app.hangup_before_mount()
 
 
 def _print_exit_line(app) -> None:
@@ -201,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
             if not 3 <= len(seats) <= 5 or any(x not in ("human", "random", "easy", "normal", "hard") for x in seats):
                 print(ui("err.seats", lang), file=sys.stderr)
                 return 2
-        _exit_on_hangup()
+        hangup = _Hangup()
+        hangup.install()
         from .app import TacticalApp
         # the shipped card data is loaded when a game needs it (from the cache); a file
         # named with --cards is read now, so that a problem with it is said before the app
@@ -212,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                           else store.settings.ai_delay,
                           quick=args.quick, seed=args.seed, resume=args.resume, seats=seats,
                           store=store)
+        hangup.app = app
         app.run()
         _print_exit_line(app)
         return 0

@@ -407,6 +407,40 @@ def test_a_signal_during_a_resume_exits_cleanly(tmp_path, sig, after, hard_save_
     assert b"Traceback" not in out and b"NoMatches" not in out
 
 
+def test_a_signal_before_the_app_is_mounted_is_handed_to_it(tmp_path, monkeypatch,
+                                                            hard_save_text):
+    """CI's hang: SIGTERM at the first output of `--resume`, before the app's own
+    handlers were in place, raised SystemExit in the middle of Textual's start-up, and
+    its input thread (not a daemon) kept the process alive for ever. Before the app
+    runs the signal still ends the process; once it runs, the app is told and leaves as
+    soon as it is mounted — saved, its lock released, code 0."""
+    import asyncio
+    from tactical_tui.app import TacticalApp
+    from tactical_tui.cli import _Hangup
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path))
+    hangup = _Hangup()
+    with pytest.raises(SystemExit) as left:
+        hangup._leave(15, None)                      # no app yet: leave at once
+    assert left.value.code == 0
+    save = tmp_path / "hard.json"
+    save.write_bytes(hard_save_text)
+    app = TacticalApp(lang="en", ai_delay=0.0, resume=str(save))
+    app.EXIT_GRACE = 3600.0                          # not this test process's os._exit
+    hangup.app = app
+    hangup._leave(15, None)                          # the app runs: it is told, no raise
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(50):
+                if not app.is_running:
+                    break
+                await pilot.pause(0.1)
+    asyncio.run(go())
+    assert app.leaving and app.return_code == 0
+    assert save.read_bytes() == hard_save_text       # nothing thought, nothing lost
+    GameLock.acquire(save).release()                 # and the lock is free again
+
+
 @pytest.mark.parametrize("lang, words", [("en", ("3 seats (you, hard, random)", "the draft",
                                                  "open in another window", "Clean up: remove 2")),
                                          ("ja", ("3人（あなた、つよい、ランダム）", "装備ドラフト",
