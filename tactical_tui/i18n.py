@@ -299,6 +299,33 @@ TUI: dict[str, dict[str, str]] = {
     "recap.knocked_out": {"ja": "{seat}にノックアウトされた", "en": "knocked out by {seat}"},
     "recap.reentered": {"ja": "エリア{area}に再入場", "en": "re-entered at area {area}"},
     "recap.vp": {"ja": "{seat}が勝利点+{n}（計{vp}）", "en": "{seat} +{n} VP ({vp} in all)"},
+    # the SSH front door (tactical_tui/net/sshdoor.py)
+    "ssh.no_pty": {"ja": "TACTICAL は端末で遊ぶゲームです。この接続には端末（pty）がありません。"
+                         "コマンドも -T も付けずに「ssh -p ポート 名前@ホスト」で接続してください。",
+                   "en": "TACTICAL is played in a terminal, and this session has none (no pty). "
+                         "Connect with \"ssh -p PORT NAME@HOST\", without a command or -T."},
+    "ssh.idle": {"ja": "{n}分間キー入力がなかったので、接続を閉じました。もう一度接続すれば遊べます。",
+                 "en": "No key for {n} minutes: the session is closed. Connect again to play."},
+    "ssh.idle.one": {"ja": "1分間キー入力がなかったので、接続を閉じました。もう一度接続すれば遊べます。",
+                     "en": "No key for a minute: the session is closed. Connect again to play."},
+    "ssh.idle_s": {"ja": "{n}秒間キー入力がなかったので、接続を閉じました。もう一度接続すれば遊べます。",
+                   "en": "No key for {n} seconds: the session is closed. Connect again to play."},
+    "ssh.idle_s.one": {"ja": "1秒間キー入力がなかったので、接続を閉じました。もう一度接続すれば遊べます。",
+                       "en": "No key for a second: the session is closed. Connect again to play."},
+    "ssh.full": {"ja": "このホストは満員です（同時に{n}接続まで）。しばらくしてから接続してください。",
+                 "en": "This host is full ({n} sessions at once). Try again later."},
+    "ssh.start_failed": {"ja": "ゲームを起動できませんでした: {error}",
+                         "en": "The game could not be started: {error}"},
+    "ssh.listening": {"ja": "SSH: ssh -p {port} 名前@{host}（ホスト鍵 {fingerprint}）",
+                      "en": "SSH: ssh -p {port} NAME@{host} (host key {fingerprint})"},
+    "ssh.err.no_auth": {"ja": "--ssh-port には --authorized-keys ファイル か --open が必要です。",
+                        "en": "--ssh-port needs --authorized-keys FILE or --open."},
+    "ssh.err.keys": {"ja": "{path}: 公開鍵を読めません（{error}）",
+                     "en": "{path}: cannot read the public keys ({error})"},
+    "ssh.err.host_key": {"ja": "{path}: ホスト鍵を読めません（{error}）。"
+                               "このファイルを別の場所へ移せば、次の起動で新しい鍵が作られます。",
+                         "en": "{path}: cannot read the host key ({error}). Move the file away "
+                               "and the next start makes a new key."},
     "key.undo": {"ja": "戻す", "en": "Undo"},
     "key.prev": {"ja": "前へ", "en": "Back"},
     "key.next": {"ja": "次へ", "en": "Forward"},

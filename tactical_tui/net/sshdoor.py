@@ -1,0 +1,638 @@
+"""The SSH front door of ``tactical host`` (issue 17 point 6): ``ssh -p 2222 NAME@host``
+lands in the lobby as player NAME, in the size and language of the player's terminal.
+
+Decision: **one process per SSH session, in a pseudo-terminal** — the way textual-serve
+runs one app process per browser — rather than a Textual driver on the SSH channel inside
+the host process (as the asyncssh BBS xthulu runs its sessions):
+
+* The child is the very ``tactical join`` a player runs in a local terminal: the same
+  Linux driver, the same key handling, the same screens. A driver of our own on the
+  channel would be a second terminal layer to keep working with every Textual release.
+* Textual expects one app per process (the active app is process-wide, it installs
+  signal handlers, it writes to ``sys.__stdout__``); several apps in the host's event loop
+  would share one thread, so one busy screen (a long log being laid out) would stall every
+  other player and the table server beside them. Separate processes are spread over the
+  cores by the operating system, and a crash ends one session, not the host.
+* Ending a session is complete and simple: hang up the child's process group, kill it
+  after a grace period, reap it. Nothing of a session lives on in the host.
+* The cost is a Python process per player (tens of MB, a second to start) — a table has
+  3–5 players, and a host that serves many is given ``max_sessions``.
+
+How a session runs: the pty is made with the client's size (``TIOCSWINSZ``); the child is
+started in a session of its own with the pty as its controlling terminal (a two-line
+launcher, ``_CTTY``, does ``TIOCSCTTY`` and execs the command, so no Python code runs
+between fork and exec in the host), with ``TERM`` from the client's pty request and the
+language from the client's environment (``LC_ALL``, ``LC_MESSAGES``, ``LANG`` as the
+client sent them — OpenSSH sends ``LANG`` with ``SendEnv LANG`` or ``SetEnv``; ``ja*`` is
+Japanese, anything else English). A window change sets the pty's size again; the kernel
+then sends ``SIGWINCH`` to the child's foreground process group, as for any terminal.
+Keys go to the pty, the screen to the channel, with flow control both ways (a slow client
+pauses the child's output; a child that does not read pauses the channel). When the child
+exits, the session ends with its exit status; when the client goes away (or is idle for
+``idle`` seconds, or the host stops), the child is hung up (``SIGHUP``: the app saves and
+leaves), killed after ``kill_after`` seconds if it is still there, and reaped.
+
+A session without a pty (``ssh -T``, ``ssh host command``) gets a message in the client's
+language and is closed. Authentication: public keys from an ``authorized_keys`` file (read
+again when it changes), or ``open_door`` (a LAN party: anyone, without authentication).
+Either way the SSH user name is the player's name, cleaned (``player_name``). The host
+key is made on first start (Ed25519) and kept, mode 0600, in the user data folder
+(``host_dir``; ``TACTICAL_HOST_DIR`` overrides it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import os
+import re
+import signal
+import struct
+import sys
+import termios
+from pathlib import Path
+from typing import Callable, Mapping, Optional, Sequence
+
+import asyncssh
+from rich.cells import cell_len
+
+from ..i18n import break_lines, t
+from ..safe import plain
+
+log = logging.getLogger("tactical.ssh")
+
+HOST_KEY_FILE = "ssh_host_ed25519_key"
+NAME_CELLS = 24            # the protocol's hello: a name of 1–24 printable characters
+GUEST = "guest"            # the name of a user name that has nothing printable in it
+IDLE = 30 * 60.0           # seconds without a key before a session is closed
+KILL_AFTER = 5.0           # seconds between the hang-up and SIGKILL
+MAX_SESSIONS = 64
+DEFAULT_SIZE = (80, 24)    # a client that says its terminal has 0 columns or rows
+
+# The launcher of every child: become the controlling process of the pty (the child is a
+# session leader: start_new_session), then exec the command. SIGWINCH and the hang-up of
+# a closed pty reach the child only through its controlling terminal.
+_CTTY = ("import fcntl,os,sys,termios\n"
+         "try:\n fcntl.ioctl(0,termios.TIOCSCTTY,0)\nexcept OSError:\n pass\n"
+         "try:\n os.execvp(sys.argv[1],sys.argv[1:])\n"
+         "except OSError as e:\n sys.stderr.write(sys.argv[1]+': '+str(e.strerror)+'\\r\\n')\n"
+         " sys.exit(127)\n")
+
+# Variables of the host's own terminal that must not reach a child drawing on another
+# terminal (COLUMNS and LINES would even win over the pty's size in shutil).
+_HOST_TERMINAL = ("TERM", "COLORTERM", "COLUMNS", "LINES", "LANG", "LANGUAGE", "TERM_PROGRAM",
+                  "TERM_PROGRAM_VERSION", "TMUX", "TMUX_PANE", "STY", "WINDOW", "VTE_VERSION",
+                  "KITTY_WINDOW_ID", "WT_SESSION", "SSH_AUTH_SOCK", "SSH_CONNECTION",
+                  "SSH_CLIENT", "SSH_TTY", "DISPLAY")
+_TERM_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+_LOCALE = {"ja": "ja_JP.UTF-8", "en": "en_US.UTF-8"}
+
+# After a child had to be killed: its terminal modes are left on the client's screen.
+# Leave the alternate screen, show the cursor, stop mouse reports and bracketed paste.
+_RESET = (b"\x1b[0m\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l"
+          b"\x1b[?1015l\x1b[?2004l\r\n")
+
+CommandFor = Callable[[str, str], Sequence[str]]
+
+
+class DoorError(Exception):
+    """The door cannot open: an i18n key (``ssh.err.*``) and its parameters, for the
+    host command to say in the operator's language."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(key, params)
+        self.key = key
+        self.params = params
+
+    def text(self, lang: str) -> str:
+        return t(self.key, lang, **{k: plain(str(v)) for k, v in self.params.items()})
+
+
+# ------------------------------------------------------------------ names, language, env
+
+def player_name(user: Optional[str]) -> str:
+    """The player's name from an SSH user name: printable characters only (controls,
+    bidi overrides and other format characters dropped), runs of spaces made one, at most
+    NAME_CELLS terminal cells; ``guest`` when nothing is left."""
+    kept = "".join(ch if ch.isprintable() else " " for ch in (user or ""))
+    out: list[str] = []
+    used = 0
+    for ch in " ".join(kept.split()):
+        used += cell_len(ch)
+        if used > NAME_CELLS:
+            break
+        out.append(ch)
+    return "".join(out).strip() or GUEST
+
+
+def client_lang(env: Mapping[str, str]) -> str:
+    """The language of the client's environment: the first of LC_ALL, LC_MESSAGES, LANG
+    it sent decides, ``ja*`` → Japanese, anything else → English (also when none)."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var)
+        if value:
+            return "ja" if value.lower().startswith("ja") else "en"
+    return "en"
+
+
+def client_term(term_type: Optional[str]) -> str:
+    """TERM for the child: the client's terminal type if it looks like one."""
+    if term_type and _TERM_OK.fullmatch(term_type):
+        return term_type
+    return "xterm-256color"
+
+
+def child_env(term: str, lang: str, client: Mapping[str, str] = {}) -> dict[str, str]:
+    """The child's environment: the host's, without its own terminal's variables, with
+    the client's TERM, the language's locale, UTF-8 whatever locales the host has, and
+    COLORTERM when the client says it has true colour."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in _HOST_TERMINAL and not k.startswith("LC_")}
+    env.update(TERM=term, LANG=_LOCALE[lang], PYTHONUTF8="1", PYTHONIOENCODING="utf-8")
+    if client.get("COLORTERM") in ("truecolor", "24bit"):
+        env["COLORTERM"] = client["COLORTERM"]
+    return env
+
+
+def join_command(table_port: int, host: str = "127.0.0.1") -> CommandFor:
+    """`command_for` of the door beside a table server: ``tactical join`` to it as NAME,
+    in LANG. (``--lang`` is the top-level option, before the sub-command; ``--name=`` is
+    written with ``=`` so that a name starting with ``-`` stays a name.)"""
+    def command_for(name: str, lang: str) -> list[str]:
+        return [sys.executable, "-m", "tactical_tui.cli", f"--lang={lang}", "join",
+                f"{host}:{table_port}", f"--name={name}"]
+    return command_for
+
+
+# ------------------------------------------------------------------ host key
+
+def host_dir() -> Path:
+    """The host's folder in the user data folder, or TACTICAL_HOST_DIR when set."""
+    env = os.environ.get("TACTICAL_HOST_DIR")
+    if env:
+        return Path(env)
+    from ..savefiles import save_dir
+    return save_dir() / "host"
+
+
+def load_host_key(path: Optional[Path] = None) -> asyncssh.SSHKey:
+    """The host key at `path` (default: ``host_dir()/ssh_host_ed25519_key``), made on
+    first start: an Ed25519 key written with mode 0600 (by a temporary file linked into
+    place, so two hosts starting at once never see half a key). A key file others may
+    read is made private again."""
+    path = Path(path) if path is not None else host_dir() / HOST_KEY_FILE
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        key = asyncssh.generate_private_key("ssh-ed25519", comment="tactical host")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(key.export_private_key())
+            try:
+                os.link(tmp, path)
+                log.info("made the SSH host key %s", path)
+            except FileExistsError:
+                pass                                     # another host made it first
+        finally:
+            tmp.unlink(missing_ok=True)
+    try:
+        if path.stat().st_mode & 0o077:
+            log.warning("%s could be read by others: made private (0600)", path)
+            os.chmod(path, 0o600)
+        return asyncssh.read_private_key(path)
+    except (OSError, ValueError, asyncssh.KeyImportError) as exc:
+        raise DoorError("ssh.err.host_key", path=path, error=_reason(exc)) from exc
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+# ------------------------------------------------------------------ the door
+
+class SSHDoor:
+    """The running SSH server: ``port``, ``fingerprint`` (of the host key, for players
+    to check), ``close()`` and ``await wait_closed()`` (every session's child hung up and
+    reaped, every connection closed)."""
+
+    def __init__(self, *, command_for: CommandFor, authorized_keys: Optional[Path],
+                 open_door: bool, host_key: asyncssh.SSHKey, idle: float,
+                 kill_after: float, max_sessions: int) -> None:
+        self.command_for = command_for
+        self.authorized_keys = authorized_keys
+        self.open_door = open_door
+        self.host_key = host_key
+        self.fingerprint = host_key.get_fingerprint()
+        self.idle = idle
+        self.kill_after = kill_after
+        self.max_sessions = max_sessions
+        self.sessions: set[_Session] = set()
+        self._tasks: set[asyncio.Task] = set()
+        self._conns: set[asyncssh.SSHServerConnection] = set()
+        self._keys: Optional[asyncssh.SSHAuthorizedKeys] = None
+        self._keys_stamp: Optional[tuple] = None
+        self._acceptor: Optional[asyncssh.SSHAcceptor] = None
+        self._closing = False
+
+    async def start(self, host: str, port: int) -> None:
+        self._acceptor = await asyncssh.create_server(
+            lambda: _Server(self), host, port,
+            server_host_keys=[self.host_key], encoding=None, line_editor=False,
+            allow_pty=True, agent_forwarding=False, x11_forwarding=False, allow_scp=False,
+            keepalive_interval=30, keepalive_count_max=3, login_timeout=60)
+
+    @property
+    def port(self) -> int:
+        assert self._acceptor is not None
+        return self._acceptor.get_port()
+
+    def authorized(self) -> asyncssh.SSHAuthorizedKeys:
+        """The authorized keys, read again when the file has changed (keys added while
+        the host runs count at the next login). A file that has become unreadable keeps
+        the last keys read, and says so in the log."""
+        assert self.authorized_keys is not None
+        try:
+            st = self.authorized_keys.stat()
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+            if stamp != self._keys_stamp:
+                self._keys = asyncssh.read_authorized_keys(str(self.authorized_keys))
+                self._keys_stamp = stamp
+        except (OSError, ValueError, asyncssh.KeyImportError) as exc:
+            if self._keys is None:
+                raise DoorError("ssh.err.keys", path=self.authorized_keys,
+                                error=_reason(exc)) from exc
+            log.warning("%s: %s (the keys read before still count)",
+                        self.authorized_keys, _reason(exc))
+        assert self._keys is not None
+        return self._keys
+
+    def spawn(self, coro) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def close(self) -> None:
+        """Stop listening, hang up every session's child (they save and leave)."""
+        self._closing = True
+        if self._acceptor is not None:
+            self._acceptor.close()
+        for session in list(self.sessions):
+            session.end("stopping")
+
+    async def wait_closed(self) -> None:
+        if self._acceptor is not None:
+            await self._acceptor.wait_closed()
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        for conn in list(self._conns):
+            conn.close()
+        for conn in list(self._conns):
+            await conn.wait_closed()
+
+
+async def serve(host: str, port: int, *, command_for: CommandFor,
+                authorized_keys: Optional[os.PathLike | str] = None, open_door: bool = False,
+                host_key_path: Optional[os.PathLike | str] = None, idle: float = IDLE,
+                kill_after: float = KILL_AFTER, max_sessions: int = MAX_SESSIONS) -> SSHDoor:
+    """Start the SSH front door on host:port (port 0: any free port, see ``door.port``).
+
+    Every session runs ``command_for(name, lang)`` in a pty of its own (see the module's
+    docstring). Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
+    or nothing at all with `open_door`; one of the two is required. Raises DoorError
+    (with an i18n key) when the keys or the host key cannot be read."""
+    if authorized_keys is None and not open_door:
+        raise DoorError("ssh.err.no_auth")
+    door = SSHDoor(command_for=command_for,
+                   authorized_keys=Path(authorized_keys) if authorized_keys is not None else None,
+                   open_door=open_door,
+                   host_key=load_host_key(Path(host_key_path) if host_key_path else None),
+                   idle=idle, kill_after=kill_after, max_sessions=max_sessions)
+    if not open_door:
+        door.authorized()                  # a missing or broken file is said at start
+    await door.start(host, port)
+    log.info("SSH front door on %s:%d (%s), host key %s", host, door.port,
+             "open" if open_door else f"keys of {authorized_keys}", door.fingerprint)
+    return door
+
+
+class _Server(asyncssh.SSHServer):
+    """One SSH connection: authentication, then one game session per session channel."""
+
+    def __init__(self, door: SSHDoor) -> None:
+        self._door = door
+        self._conn: Optional[asyncssh.SSHServerConnection] = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
+        self._door._conns.add(conn)
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        if self._conn is not None:
+            self._door._conns.discard(self._conn)
+
+    def begin_auth(self, username: str) -> bool:
+        if self._door.open_door:
+            return False                                # anyone, as a guest
+        assert self._conn is not None
+        try:
+            self._conn.set_authorized_keys(self._door.authorized())
+        except DoorError as exc:
+            log.error("%s", exc.text("en"))
+            self._conn.set_authorized_keys(asyncssh.import_authorized_keys(""))
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        return not self._door.open_door
+
+    def session_requested(self):
+        assert self._conn is not None
+        if self._door._closing:
+            return False
+        name = player_name(self._conn.get_extra_info("username"))
+        peer = self._conn.get_extra_info("peername")
+        return _Session(self._door, name, peer[0] if peer else "?")
+
+
+def _status(returncode: Optional[int]) -> int:
+    if returncode is None or returncode == 0:
+        return 0
+    return returncode if returncode > 0 else 128 - returncode
+
+
+class _Session(asyncssh.SSHServerSession):
+    """One SSH session: one child in one pty, from session start to the child's reaping."""
+
+    def __init__(self, door: SSHDoor, name: str, peer: str) -> None:
+        self._door = door
+        self.name = name
+        self._peer = peer
+        self._chan: Optional[asyncssh.SSHServerChannel] = None
+        self._loop = asyncio.get_running_loop()
+        self.proc: Optional[asyncio.subprocess.Process] = None
+        self._master: Optional[int] = None
+        self._reading = False            # the master is watched for the child's output
+        self._paused = False             # the channel's write buffer is full
+        self._pending = bytearray()      # keys not yet taken by the pty
+        self._gone = False               # the channel is closed (client gone)
+        self._ending: Optional[str] = None
+        self._killed = False
+        self._last_key = self._loop.time()
+        self._idle_timer: Optional[asyncio.TimerHandle] = None
+        self._kill_timer: Optional[asyncio.TimerHandle] = None
+        self.lang = "en"
+
+    # -- asyncssh callbacks
+    def connection_made(self, chan) -> None:
+        self._chan = chan
+
+    def pty_requested(self, term_type, term_size, term_modes) -> bool:
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        return True      # accepted so that the client reads why nothing but the game runs
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        self._door.spawn(self._run())
+
+    def data_received(self, data: bytes, datatype) -> None:
+        self._last_key = self._loop.time()
+        self._pending += data
+        self._flush_keys()
+
+    def eof_received(self) -> bool:
+        return False                     # the channel closes: connection_lost ends it
+
+    def pause_writing(self) -> None:
+        self._paused = True
+        self._watch_output()
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self._watch_output()
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int,
+                              pixheight: int) -> None:
+        if self._master is not None:
+            _set_size(self._master, width, height, pixwidth, pixheight)
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        self._gone = True
+        self.end("gone")
+
+    # -- the session
+    def end(self, why: str) -> None:
+        """Hang the child up (it saves and leaves); SIGKILL after kill_after seconds."""
+        if self._ending is not None:
+            return
+        self._ending = why
+        log.info("session of %s (%s) ends: %s", self.name, self._peer, why)
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+        if self.proc is not None and self.proc.returncode is None:
+            self._signal(signal.SIGHUP)
+            self._kill_timer = self._loop.call_later(self._door.kill_after, self._kill)
+
+    def _kill(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self._killed = True
+            self._signal(signal.SIGKILL)
+
+    def _signal(self, sig: int) -> None:
+        assert self.proc is not None
+        try:
+            os.killpg(self.proc.pid, sig)         # the child leads a process group
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    async def _run(self) -> None:
+        chan = self._chan
+        assert chan is not None
+        env = chan.get_environment()
+        self.lang = client_lang(env)
+        if chan.get_terminal_type() is None:
+            log.info("session of %s (%s) without a pty: refused", self.name, self._peer)
+            self._say("ssh.no_pty", stderr=True)
+            return self._exit(1)
+        if len(self._door.sessions) >= self._door.max_sessions:
+            log.warning("session of %s (%s) refused: %d sessions", self.name, self._peer,
+                        len(self._door.sessions))
+            self._say("ssh.full", n=self._door.max_sessions)
+            return self._exit(1)
+        self._door.sessions.add(self)
+        try:
+            await self._play(chan, env)
+        finally:
+            self._door.sessions.discard(self)
+
+    async def _play(self, chan, env: Mapping[str, str]) -> None:
+        cols, rows, pw, ph = chan.get_terminal_size()
+        if cols <= 0 or rows <= 0:
+            cols, rows = DEFAULT_SIZE
+        master, slave = os.openpty()
+        try:
+            _set_size(slave, cols, rows, pw, ph)
+            command = list(self._door.command_for(self.name, self.lang))
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-I", "-S", "-c", _CTTY, *command,
+                stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                env=child_env(client_term(chan.get_terminal_type()), self.lang, env))
+        except OSError as exc:
+            os.close(master)
+            log.error("session of %s: the game could not start: %s", self.name, exc)
+            self._say("ssh.start_failed", error=plain(_reason(exc)))
+            return self._exit(1)
+        finally:
+            os.close(slave)
+        log.info("session of %s (%s): pid %d, %dx%d, %s, TERM=%s", self.name, self._peer,
+                 self.proc.pid, cols, rows, self.lang, chan.get_terminal_type())
+        self._master = master
+        os.set_blocking(master, False)
+        self._reading = True
+        self._watch_output()
+        self._flush_keys()
+        if self._ending is not None:             # the client left while it started
+            why, self._ending = self._ending, None
+            self.end(why)
+        elif self._door.idle > 0:
+            self._idle_timer = self._loop.call_later(self._door.idle, self._idle_check)
+        try:
+            returncode = await self.proc.wait()
+        finally:
+            self._close_pty()
+        if self._gone:
+            return
+        if self._killed:
+            self._send(_RESET)
+        if self._ending == "idle":
+            idle = self._door.idle
+            if idle >= 60:
+                self._say("ssh.idle", n=round(idle / 60))
+            else:
+                self._say("ssh.idle_s", n=round(idle))
+        self._exit(_status(returncode))
+
+    def _close_pty(self) -> None:
+        """After the child's exit: what it wrote last to the client, the rest of its
+        process group killed, the pty closed, the timers stopped."""
+        master = self._master
+        if self._kill_timer is not None:
+            self._kill_timer.cancel()
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+        if master is None:
+            return
+        self._reading = False
+        self._watch_output()
+        try:
+            while not self._gone:
+                data = os.read(master, 65536)
+                if not data:
+                    break
+                self._send(data)
+        except OSError:                          # EAGAIN: all read; EIO: no writer left
+            pass
+        self._signal(signal.SIGKILL)             # anything the child left in its group
+        self._loop.remove_writer(master)
+        self._master = None
+        os.close(master)
+
+    def _watch_output(self) -> None:
+        if self._master is None:
+            return
+        if self._reading and not self._paused and not self._gone:
+            self._loop.add_reader(self._master, self._output)
+        else:
+            self._loop.remove_reader(self._master)
+
+    def _output(self) -> None:
+        try:
+            data = os.read(self._master, 65536)
+        except BlockingIOError:
+            return
+        except OSError:                          # EIO: the child closed the pty
+            data = b""
+        if not data:
+            self._reading = False
+            self._watch_output()
+            self.end("closed")                   # wait() follows; hang up any straggler
+            return
+        self._send(data)
+
+    def _send(self, data: bytes) -> None:
+        if self._gone:
+            return
+        try:
+            self._chan.write(data)
+        except OSError:                          # closing: connection_lost follows
+            self._gone = True
+            self._reading = False
+            self._watch_output()
+
+    def _flush_keys(self) -> None:
+        """Give the pty what it takes of the pending keys; pause the channel while some
+        are left (a child that does not read stops the client, not the host's memory)."""
+        if self._master is None:
+            if self._pending and self._chan is not None:
+                self._chan.pause_reading()
+            return
+        try:
+            while self._pending:
+                n = os.write(self._master, self._pending)
+                del self._pending[:n]
+        except BlockingIOError:
+            pass
+        except OSError:                          # the child is gone
+            self._pending.clear()
+        if self._pending:
+            self._chan.pause_reading()
+            self._loop.add_writer(self._master, self._flush_keys)
+        else:
+            self._loop.remove_writer(self._master)
+            self._chan.resume_reading()
+
+    def _idle_check(self) -> None:
+        left = self._last_key + self._door.idle - self._loop.time()
+        if left > 0:
+            self._idle_timer = self._loop.call_later(left, self._idle_check)
+        else:
+            self.end("idle")
+
+    def _say(self, key: str, stderr: bool = False, **kw: object) -> None:
+        """A message of the door's own in the client's language, broken to its width."""
+        assert self._chan is not None
+        cols = self._chan.get_terminal_size()[0] or DEFAULT_SIZE[0]
+        lines = break_lines(t(key, self.lang, **kw), max(20, cols - 1))
+        data = ("\r\n".join(lines) + "\r\n").encode("utf-8")
+        if not stderr:
+            self._send(data)
+        elif not self._gone:
+            try:
+                self._chan.write_stderr(data)
+            except OSError:
+                self._gone = True
+
+    def _exit(self, status: int) -> None:
+        try:
+            self._chan.exit(status)
+        except OSError:
+            pass
+
+
+def _set_size(fd: int, cols: int, rows: int, pw: int = 0, ph: int = 0) -> None:
+    """TIOCSWINSZ: the kernel sends SIGWINCH to the pty's foreground process group."""
+    try:
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, pw, ph))
+    except (OSError, struct.error):
+        pass

@@ -1,0 +1,28 @@
+"""The child of the SSH front door's tests (tests/test_net_ssh.py): says its pid, its
+argv, TERM, LANG and controlling terminal, then its size (again at every SIGWINCH), and
+echoes the keys it reads in raw mode until "q". With "stubborn" it ignores SIGHUP."""
+import fcntl, os, signal, struct, sys, termios, tty
+
+def size():
+    rows, cols = struct.unpack("hh", fcntl.ioctl(1, termios.TIOCGWINSZ, b"\0" * 4))
+    return cols, rows
+
+def show(*_):
+    os.write(1, ("SIZE %dx%d\r\n" % size()).encode())
+
+if "stubborn" in sys.argv:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+signal.signal(signal.SIGWINCH, show)
+tty.setraw(0)          # first: a key typed before the raw mode would be flushed with it
+os.write(1, ("PID %d ARGS %s TERM %s LANG %s CTTY %s\r\n" % (
+    os.getpid(), " ".join(sys.argv[1:]), os.environ.get("TERM"), os.environ.get("LANG"),
+    os.ttyname(0) if os.isatty(0) else "-")).encode())
+show()
+while True:
+    try:
+        b = os.read(0, 1024)
+    except InterruptedError:
+        continue
+    if not b or b"q" in b:
+        break
+    os.write(1, ("GOT %r\r\n" % b).encode())

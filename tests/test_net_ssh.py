@@ -1,0 +1,413 @@
+"""The SSH front door (issue 17 point 6, tactical_tui/net/sshdoor.py), through a real SSH
+client (asyncssh's) on loopback: a key login lands in the game in a pty of 80×24 (the
+screen read through pyte), keys reach it, a resize reaches the child, the language comes
+from the client's LANG, a session without a pty gets a message and is closed, a wrong key
+is refused, ``open_door`` lets a guest in, idle sessions are closed, and no child is left
+behind when the client disconnects (cleanly or not).
+
+Most tests run tests/ssh_child.py (it reports its argv, TERM, LANG, size and keys); two run
+the game itself. Timeouts only bound a failing wait; nothing asserts on time."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import sys
+from pathlib import Path
+
+import asyncssh
+import pyte
+import pytest
+
+from tactical_tui.net import sshdoor
+from tactical_tui.net.sshdoor import DoorError, client_lang, player_name
+
+ROOT = Path(__file__).resolve().parent.parent
+CHILD = str(Path(__file__).resolve().parent / "ssh_child.py")
+WAIT = 60.0           # a bound for a wait that fails, never a measure
+
+
+@pytest.fixture
+def host_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "host"
+    monkeypatch.setenv("TACTICAL_HOST_DIR", str(folder))
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "save"))
+    monkeypatch.setenv("TACTICAL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    return folder
+
+
+@pytest.fixture
+def client_key(tmp_path):
+    """A client key pair and an authorized_keys file holding its public key."""
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    keys = tmp_path / "authorized_keys"
+    keys.write_bytes(key.export_public_key())
+    return key, keys
+
+
+def child_command(*extra: str):
+    def command_for(name: str, lang: str) -> list[str]:
+        return [sys.executable, CHILD, name, lang, *extra]
+    return command_for
+
+
+def game_command(name: str, lang: str) -> list[str]:
+    return [sys.executable, "-m", "tactical_tui.cli", "--lang", lang]
+
+
+class Term:
+    """The client's terminal: a pyte screen fed with what the session sends."""
+
+    def __init__(self, proc, cols: int = 80, rows: int = 24) -> None:
+        self.proc = proc
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = b""
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display)
+
+    async def until(self, *wanted: str, gone: str = "") -> str:
+        """Read until every string of `wanted` is on the screen (and `gone` is not)."""
+        def done() -> bool:
+            text = self.text()
+            return all(w in text for w in wanted) and not (gone and gone in text)
+
+        async def read() -> None:
+            while not done():
+                data = await self.proc.stdout.read(65536)
+                if not data:
+                    raise AssertionError(f"the session ended; the screen:\n{self.text()}")
+                self.raw += data
+                self.stream.feed(data)
+        try:
+            await asyncio.wait_for(read(), WAIT)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"{wanted} never came; the screen:\n{self.text()}") from None
+        return self.text()
+
+    async def rest(self) -> str:
+        """Everything until the session's end; the screen then."""
+        async def read() -> None:
+            while data := await self.proc.stdout.read(65536):
+                self.raw += data
+                self.stream.feed(data)
+        await asyncio.wait_for(read(), WAIT)
+        return self.text()
+
+
+async def _gone(pid: int) -> None:
+    """Wait until `pid` no longer exists (reaped, not a zombie)."""
+    async def poll() -> None:
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(poll(), WAIT)
+
+
+def _pid(text: str) -> int:
+    for line in text.splitlines():
+        if line.startswith("PID "):
+            return int(line.split()[1])
+    raise AssertionError(f"no PID line on the screen:\n{text}")
+
+
+def connect(door, user: str = "alice", key=None, **kw):
+    return asyncssh.connect("127.0.0.1", door.port, username=user, known_hosts=None,
+                            client_keys=[key] if key is not None else None,
+                            agent_path=None, **kw)
+
+
+async def start(command_for, keys=None, open_door=False, **kw):
+    return await sshdoor.serve("127.0.0.1", 0, command_for=command_for,
+                               authorized_keys=keys, open_door=open_door, **kw)
+
+
+async def stop(door) -> None:
+    door.close()
+    await asyncio.wait_for(door.wait_closed(), WAIT)
+
+
+# ------------------------------------------------------------------ the game through the door
+
+@pytest.mark.parametrize("lang, title, after", [
+    ("en", "Language / 言語: English", "How to play 1/8"),
+    ("ja", "言語 / Language: 日本語", "遊び方 1/8"),
+])
+def test_key_login_lands_in_the_game_at_80x24_in_the_clients_language(host_dir, client_key,
+                                                                        lang, title, after):
+    key, keys = client_key
+
+    async def main() -> None:
+        door = await start(game_command, keys)
+        try:
+            async with connect(door, "alice", key) as conn:
+                env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {"LANG": "fr_FR.UTF-8"}
+                proc = await conn.create_process(term_type="xterm-256color", term_size=(80, 24),
+                                                 env=env, encoding=None)
+                term = Term(proc)
+                await term.until(title, "TACTICAL")
+                (session,) = door.sessions
+                assert (session.name, session.lang) == ("alice", lang)
+                pid = session.proc.pid
+                proc.stdin.write(b"\x1b[B\x1b[B\x1b[B\r")       # down ×3 to How to play, Enter
+                text = await term.until(after, gone=title)
+                assert after in text
+                proc.stdin.write(b"\x1b")                        # Esc: back to the title
+                await term.until(title)
+            await _gone(pid)                                     # the client left: no child
+            assert not door.sessions
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+# ------------------------------------------------------------------ pty, size, keys, LANG, TERM
+
+def test_child_gets_the_clients_pty_size_term_name_and_keys_and_follows_a_resize(host_dir,
+                                                                                client_key):
+    key, keys = client_key
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        try:
+            async with connect(door, "bob", key) as conn:
+                proc = await conn.create_process(term_type="vt220", term_size=(80, 24),
+                                                 env={"LANG": "ja_JP.UTF-8"}, encoding=None)
+                term = Term(proc)
+                text = await term.until("SIZE 80x24")
+                assert "ARGS bob ja TERM vt220 LANG ja_JP.UTF-8 CTTY /dev/" in text
+                proc.stdin.write(b"xy")
+                await term.until("GOT b'xy'")
+                proc.change_terminal_size(100, 30)
+                term.screen.resize(30, 100)
+                await term.until("SIZE 100x30")                 # SIGWINCH and the new size
+                proc.stdin.write(b"q")                          # the child exits ...
+                await term.rest()
+                result = await asyncio.wait_for(proc.wait(), WAIT)
+                assert result.exit_status == 0                  # ... and the session closes
+            assert not door.sessions
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+def test_a_language_other_than_ja_or_en_and_no_lang_at_all_are_english(host_dir, client_key):
+    key, keys = client_key
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        try:
+            async with connect(door, "carol", key) as conn:
+                for env in ({"LANG": "de_DE.UTF-8"}, {}, {"LC_ALL": "ja_JP.UTF-8", "LANG": "C"}):
+                    proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                                     env=env, encoding=None)
+                    term = Term(proc)
+                    want = "ja" if "LC_ALL" in env else "en"
+                    await term.until(f"ARGS carol {want} ")
+                    proc.stdin.write(b"q")
+                    await term.rest()
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+# ------------------------------------------------------------------ refusals
+
+@pytest.mark.parametrize("lang, words", [
+    ("en", "this session has none (no pty)"),
+    ("ja", "端末（pty）がありません"),
+])
+def test_a_session_without_a_pty_gets_a_message_and_is_closed(host_dir, client_key, lang, words):
+    key, keys = client_key
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        try:
+            async with connect(door, "dave", key) as conn:
+                for command in (None, "ls -la /"):              # ssh -T, ssh host command
+                    env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {}
+                    result = await asyncio.wait_for(
+                        conn.run(command, env=env, encoding="utf-8"), WAIT)
+                    assert words in result.stderr.replace("\r\n", "")
+                    assert result.exit_status == 1
+                    assert result.stdout == ""                  # nothing was run
+            assert not door.sessions
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+def test_a_key_not_in_the_authorized_keys_file_is_refused(host_dir, client_key):
+    _, keys = client_key
+    stranger = asyncssh.generate_private_key("ssh-ed25519")
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        try:
+            with pytest.raises(asyncssh.PermissionDenied):
+                async with connect(door, "eve", stranger):
+                    pass
+            with pytest.raises(asyncssh.PermissionDenied):     # nor without a key
+                async with connect(door, "eve", None, password="x"):
+                    pass
+            assert not door.sessions
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+def test_a_key_added_to_the_file_while_the_host_runs_counts_at_the_next_login(host_dir,
+                                                                              client_key):
+    key, keys = client_key
+    later = asyncssh.generate_private_key("ssh-ed25519")
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        try:
+            with pytest.raises(asyncssh.PermissionDenied):
+                async with connect(door, "frank", later):
+                    pass
+            keys.write_bytes(keys.read_bytes() + later.export_public_key())
+            async with connect(door, "frank", later) as conn:
+                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                                 encoding=None)
+                await Term(proc).until("ARGS frank en")
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+def test_the_open_door_lets_a_guest_in_without_a_key_under_a_clean_name(host_dir):
+    async def main() -> None:
+        door = await start(child_command(), open_door=True)
+        try:
+            long_name = "名前" * 7                                   # 28 cells: cut to 24
+            async with connect(door, long_name, None) as conn:
+                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                                 encoding=None)
+                text = await Term(proc).until("ARGS ")
+                assert f"ARGS {'名前' * 6} en" in text
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+def test_the_host_needs_keys_or_the_open_door_and_says_so_of_a_bad_keys_file(host_dir,
+                                                                             tmp_path):
+    async def main() -> None:
+        with pytest.raises(DoorError) as err:
+            await start(child_command())
+        assert err.value.key == "ssh.err.no_auth"
+        assert "--authorized-keys" in err.value.text("en")
+        bad = tmp_path / "keys"
+        bad.write_text("ssh-ed25519 not-base64!!\n")
+        for path in (bad, tmp_path / "missing"):
+            with pytest.raises(DoorError) as err:
+                await start(child_command(), path)
+            assert err.value.key == "ssh.err.keys"
+            assert str(path) in err.value.text("ja")
+    asyncio.run(main())
+
+
+# ------------------------------------------------------------------ ends
+
+def test_an_abrupt_disconnect_leaves_no_process_even_one_that_ignores_the_hang_up(host_dir,
+                                                                                 client_key):
+    key, keys = client_key
+
+    async def main() -> None:
+        for extra in ((), ("stubborn",)):
+            door = await start(child_command(*extra), keys, kill_after=0.5)
+            try:
+                conn = await connect(door, "gina", key)
+                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                                 encoding=None)
+                pid = _pid(await Term(proc).until("SIZE 80x24"))
+                conn.abort()                                    # the TCP connection drops
+                await _gone(pid)
+                async def emptied() -> None:
+                    while door.sessions:
+                        await asyncio.sleep(0.05)
+                await asyncio.wait_for(emptied(), WAIT)
+            finally:
+                await stop(door)
+    asyncio.run(main())
+
+
+def test_an_idle_session_is_closed_with_a_message_and_its_child_is_gone(host_dir, client_key):
+    key, keys = client_key
+
+    async def main() -> None:
+        door = await start(child_command(), keys, idle=1.0)
+        try:
+            async with connect(door, "hana", key) as conn:
+                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                                 env={"LANG": "ja_JP.UTF-8"}, encoding=None)
+                term = Term(proc)
+                pid = _pid(await term.until("SIZE 80x24"))
+                text = await term.rest()
+                assert "1秒間キー入力がなかったので、接続を閉じました。" in text
+                await _gone(pid)
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+def test_stopping_the_host_hangs_up_every_session(host_dir, client_key):
+    key, keys = client_key
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        async with connect(door, "ivan", key) as conn:
+            proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                             encoding=None)
+            pid = _pid(await Term(proc).until("SIZE 80x24"))
+            await stop(door)
+            await _gone(pid)
+            assert not door.sessions
+    asyncio.run(main())
+
+
+# ------------------------------------------------------------------ host key, names, language
+
+def test_the_host_key_is_made_once_private_and_kept(host_dir):
+    first = sshdoor.load_host_key()
+    path = host_dir / sshdoor.HOST_KEY_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert sshdoor.load_host_key().get_fingerprint() == first.get_fingerprint()
+    os.chmod(path, 0o644)                                       # made readable by someone
+    assert sshdoor.load_host_key().get_fingerprint() == first.get_fingerprint()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.write_text("not a key")
+    with pytest.raises(DoorError) as err:
+        sshdoor.load_host_key()
+    assert err.value.key == "ssh.err.host_key"
+
+
+def test_player_names_are_printable_and_at_most_24_cells():
+    assert player_name("alice") == "alice"
+    assert player_name("  a\x1b[31mb\u202ec\t d  ") == "a [31mb c d"
+    assert player_name("\x00\x07") == "guest"
+    assert player_name("") == "guest"
+    assert player_name("x" * 30) == "x" * 24
+    assert player_name("名" * 13) == "名" * 12                  # 26 cells → 24
+
+
+def test_the_language_is_ja_only_for_a_ja_locale():
+    assert client_lang({"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert client_lang({"LANG": "en_GB.UTF-8"}) == "en"
+    assert client_lang({"LANG": "fr_FR.UTF-8"}) == "en"
+    assert client_lang({}) == "en"
+    assert client_lang({"LC_ALL": "en_US.UTF-8", "LANG": "ja_JP.UTF-8"}) == "en"
+
+
+def test_the_join_command_passes_name_and_language_as_single_arguments():
+    command = sshdoor.join_command(7411)("-x y", "ja")
+    assert command[:3] == [sys.executable, "-m", "tactical_tui.cli"]
+    assert command[3:] == ["--lang=ja", "join", "127.0.0.1:7411", "--name=-x y"]
