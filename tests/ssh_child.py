@@ -1,6 +1,7 @@
 """The child of the SSH front door's tests (tests/test_net_ssh.py): says its pid, its
 argv, TERM, LANG and controlling terminal, then its size (again at every SIGWINCH), and
-echoes the keys it reads in raw mode until "q". With "stubborn" it ignores SIGHUP."""
+echoes the keys it reads in raw mode until "q"; a hang-up it answers "HUP" and leaves, or
+ignores with "stubborn"."""
 import fcntl, os, signal, struct, sys, termios, tty
 
 def size():
@@ -10,8 +11,11 @@ def size():
 def show(*_):
     os.write(1, ("SIZE %dx%d\r\n" % size()).encode())
 
-if "stubborn" in sys.argv:
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+def hang_up(*_):
+    os.write(1, b"HUP\r\n")
+    os._exit(0)
+
+signal.signal(signal.SIGHUP, signal.SIG_IGN if "stubborn" in sys.argv else hang_up)
 signal.signal(signal.SIGWINCH, show)
 tty.setraw(0)          # first: a key typed before the raw mode would be flushed with it
 os.write(1, ("PID %d ARGS %s TERM %s LANG %s CTTY %s\r\n" % (

@@ -230,10 +230,12 @@ def test_a_session_without_a_pty_gets_a_message_and_is_closed(host_dir, client_k
         door = await start(child_command(), keys)
         try:
             async with connect(door, "dave", key) as conn:
-                for command in (None, "ls -la /"):              # ssh -T, ssh host command
+                # ssh -T, ssh host command; with the client's stdin at its end at once
+                for command, typed in ((None, None), ("ls -la /", None), (None, ""),
+                                       ("ls", "")):
                     env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {}
                     result = await asyncio.wait_for(
-                        conn.run(command, env=env, encoding="utf-8"), WAIT)
+                        conn.run(command, env=env, encoding="utf-8", input=typed), WAIT)
                     assert words in result.stderr.replace("\r\n", "")
                     assert result.exit_status == 1
                     assert result.stdout == ""                  # nothing was run
@@ -337,6 +339,28 @@ def test_an_abrupt_disconnect_leaves_no_process_even_one_that_ignores_the_hang_u
                 await asyncio.wait_for(emptied(), WAIT)
             finally:
                 await stop(door)
+    asyncio.run(main())
+
+
+def test_the_end_of_the_clients_keys_hangs_the_child_up_and_ends_the_session(host_dir,
+                                                                             client_key):
+    key, keys = client_key
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        try:
+            async with connect(door, "jun", key) as conn:
+                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                                 encoding=None)
+                term = Term(proc)
+                pid = _pid(await term.until("SIZE 80x24"))
+                proc.stdin.write_eof()                          # ssh -tt host < /dev/null
+                assert "HUP" in await term.rest()               # its last words still come
+                await asyncio.wait_for(proc.wait(), WAIT)
+                await _gone(pid)
+            assert not door.sessions
+        finally:
+            await stop(door)
     asyncio.run(main())
 
 

@@ -377,6 +377,7 @@ class _Session(asyncssh.SSHServerSession):
         self._paused = False             # the channel's write buffer is full
         self._pending = bytearray()      # keys not yet taken by the pty
         self._gone = False               # the channel is closed (client gone)
+        self._eof = False                # the client sends no more keys
         self._ending: Optional[str] = None
         self._killed = False
         self._last_key = self._loop.time()
@@ -404,7 +405,23 @@ class _Session(asyncssh.SSHServerSession):
         return False
 
     def session_started(self) -> None:
-        self._door.spawn(self._run())
+        """A refusal is said here, at once (before any EOF or close of the client's can
+        be processed); a session with a pty starts its child."""
+        chan = self._chan
+        assert chan is not None
+        env = chan.get_environment()
+        self.lang = client_lang(env)
+        if chan.get_terminal_type() is None:
+            log.info("session of %s (%s) without a pty: refused", self.name, self._peer)
+            self._say("ssh.no_pty", stderr=True)
+            return self._exit(1)
+        if len(self._door.sessions) >= self._door.max_sessions:
+            log.warning("session of %s (%s) refused: %d sessions", self.name, self._peer,
+                        len(self._door.sessions))
+            self._say("ssh.full", n=self._door.max_sessions)
+            return self._exit(1)
+        self._door.sessions.add(self)
+        self._door.spawn(self._run(chan, env))
 
     def data_received(self, data: bytes, datatype) -> None:
         self._last_key = self._loop.time()
@@ -412,7 +429,13 @@ class _Session(asyncssh.SSHServerSession):
         self._flush_keys()
 
     def eof_received(self) -> bool:
-        return False                     # the channel closes: connection_lost ends it
+        """The client will send no more keys (its stdin ended: ``ssh -tt host < file``).
+        The channel stays open the other way, for what the session still has to say; a
+        running child is hung up, as no key can reach it any more."""
+        self._eof = True
+        if self.proc is not None:
+            self.end("eof")
+        return True
 
     def pause_writing(self) -> None:
         self._paused = True
@@ -456,21 +479,7 @@ class _Session(asyncssh.SSHServerSession):
         except (ProcessLookupError, PermissionError):
             pass
 
-    async def _run(self) -> None:
-        chan = self._chan
-        assert chan is not None
-        env = chan.get_environment()
-        self.lang = client_lang(env)
-        if chan.get_terminal_type() is None:
-            log.info("session of %s (%s) without a pty: refused", self.name, self._peer)
-            self._say("ssh.no_pty", stderr=True)
-            return self._exit(1)
-        if len(self._door.sessions) >= self._door.max_sessions:
-            log.warning("session of %s (%s) refused: %d sessions", self.name, self._peer,
-                        len(self._door.sessions))
-            self._say("ssh.full", n=self._door.max_sessions)
-            return self._exit(1)
-        self._door.sessions.add(self)
+    async def _run(self, chan, env: Mapping[str, str]) -> None:
         try:
             await self._play(chan, env)
         finally:
@@ -505,6 +514,8 @@ class _Session(asyncssh.SSHServerSession):
         if self._ending is not None:             # the client left while it started
             why, self._ending = self._ending, None
             self.end(why)
+        elif self._eof:
+            self.end("eof")
         elif self._door.idle > 0:
             self._idle_timer = self._loop.call_later(self._door.idle, self._idle_check)
         try:
