@@ -1,5 +1,5 @@
 """The child of the SSH front door's tests (tests/test_net_ssh.py): says its pid, its
-argv, TERM, LANG and controlling terminal, then its size (again at every SIGWINCH), and
+argv, TERM, LANG, controlling terminal and data folder, then its size (again at every SIGWINCH), and
 echoes the keys it reads in raw mode until "q"; a hang-up it answers "HUP" and leaves, or
 ignores with "stubborn"."""
 import fcntl, os, signal, struct, sys, termios, tty
@@ -21,6 +21,7 @@ tty.setraw(0)          # first: a key typed before the raw mode would be flushed
 os.write(1, ("PID %d ARGS %s TERM %s LANG %s CTTY %s\r\n" % (
     os.getpid(), " ".join(sys.argv[1:]), os.environ.get("TERM"), os.environ.get("LANG"),
     os.ttyname(0) if os.isatty(0) else "-")).encode())
+os.write(1, ("DIR %s\r\n" % os.environ.get("TACTICAL_SAVE_DIR")).encode())
 show()
 while True:
     try:

@@ -248,12 +248,17 @@ def test_a_session_without_a_pty_gets_a_message_and_is_closed(host_dir, client_k
 def test_a_key_not_in_the_authorized_keys_file_is_refused(host_dir, client_key):
     _, keys = client_key
     stranger = asyncssh.generate_private_key("ssh-ed25519")
+    elsewhere = asyncssh.generate_private_key("ssh-ed25519")    # only from another address
+    keys.write_bytes(keys.read_bytes() + b'from="10.9.8.7" ' + elsewhere.export_public_key())
 
     async def main() -> None:
         door = await start(child_command(), keys)
         try:
             with pytest.raises(asyncssh.PermissionDenied):
                 async with connect(door, "eve", stranger):
+                    pass
+            with pytest.raises(asyncssh.PermissionDenied):
+                async with connect(door, "eve", elsewhere):
                     pass
             with pytest.raises(asyncssh.PermissionDenied):     # nor without a key
                 async with connect(door, "eve", None, password="x"):
@@ -295,6 +300,50 @@ def test_the_open_door_lets_a_guest_in_without_a_key_under_a_clean_name(host_dir
                                                  encoding=None)
                 text = await Term(proc).until("ARGS ")
                 assert f"ARGS {'名前' * 6} en" in text
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+def _folder(raw: bytes) -> str:
+    """The child's data folder, from what it wrote (a long path wraps on the screen)."""
+    (line,) = [line for line in raw.decode().splitlines() if line.startswith("DIR ")]
+    return line[4:].strip()
+
+
+def test_each_key_has_its_own_data_folder_whatever_name_it_logs_in_under(host_dir, client_key):
+    """tactical join keeps a player's seat tokens in its data folder: another key
+    logging in under the same name must not find them."""
+    key, keys = client_key
+    other = asyncssh.generate_private_key("ssh-ed25519")
+    keys.write_bytes(keys.read_bytes() + other.export_public_key())
+
+    async def folder_of(door, user, with_key) -> str:
+        async with connect(door, user, with_key) as conn:
+            proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
+                                             encoding=None)
+            term = Term(proc)
+            await term.until("SIZE 80x24")
+            proc.stdin.write(b"q")
+            await term.rest()
+            return _folder(term.raw)
+
+    async def main() -> None:
+        door = await start(child_command(), keys)
+        try:
+            first = await folder_of(door, "kim", key)
+            assert Path(first).is_dir() and Path(first).parent == host_dir / "players"
+            assert stat.S_IMODE(Path(first).stat().st_mode) == 0o700
+            assert await folder_of(door, "kim", other) != first
+            assert await folder_of(door, "someone", key) == first     # the key, not the name
+        finally:
+            await stop(door)
+        door = await start(child_command(), open_door=True)
+        try:
+            guest = await folder_of(door, "kim", None)
+            assert guest != first
+            assert await folder_of(door, "kim", None) == guest        # a guest: by name
+            assert await folder_of(door, "lee", None) != guest
         finally:
             await stop(door)
     asyncio.run(main())

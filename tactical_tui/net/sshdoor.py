@@ -35,7 +35,9 @@ leaves), killed after ``kill_after`` seconds if it is still there, and reaped.
 A session without a pty (``ssh -T``, ``ssh host command``) gets a message in the client's
 language and is closed. Authentication: public keys from an ``authorized_keys`` file (read
 again when it changes), or ``open_door`` (a LAN party: anyone, without authentication).
-Either way the SSH user name is the player's name, cleaned (``player_name``). The host
+Either way the SSH user name is the player's name, cleaned (``player_name``), and the
+child gets a data folder of the player's own (``player_dir``: per key, or per name at an
+open door), where ``tactical join`` keeps the player's seat tokens. The host
 key is made on first start (Ed25519) and kept, mode 0600, in the user data folder
 (``host_dir``; ``TACTICAL_HOST_DIR`` overrides it).
 """
@@ -143,13 +145,17 @@ def client_term(term_type: Optional[str]) -> str:
     return "xterm-256color"
 
 
-def child_env(term: str, lang: str, client: Mapping[str, str] = {}) -> dict[str, str]:
+def child_env(term: str, lang: str, client: Mapping[str, str] = {},
+              folder: Optional[Path] = None) -> dict[str, str]:
     """The child's environment: the host's, without its own terminal's variables, with
-    the client's TERM, the language's locale, UTF-8 whatever locales the host has, and
-    COLORTERM when the client says it has true colour."""
+    the client's TERM, the language's locale, UTF-8 whatever locales the host has,
+    COLORTERM when the client says it has true colour, and the player's own data and
+    settings folder (`player_dir`)."""
     env = {k: v for k, v in os.environ.items()
            if k not in _HOST_TERMINAL and not k.startswith("LC_")}
     env.update(TERM=term, LANG=_LOCALE[lang], PYTHONUTF8="1", PYTHONIOENCODING="utf-8")
+    if folder is not None:
+        env.update(TACTICAL_SAVE_DIR=str(folder), TACTICAL_CONFIG_DIR=str(folder))
     if client.get("COLORTERM") in ("truecolor", "24bit"):
         env["COLORTERM"] = client["COLORTERM"]
     return env
@@ -324,6 +330,8 @@ class _Server(asyncssh.SSHServer):
     def __init__(self, door: SSHDoor) -> None:
         self._door = door
         self._conn: Optional[asyncssh.SSHServerConnection] = None
+        self._keys: Optional[asyncssh.SSHAuthorizedKeys] = None
+        self._key: Optional[str] = None          # the fingerprint of the login's key
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -336,16 +344,27 @@ class _Server(asyncssh.SSHServer):
     def begin_auth(self, username: str) -> bool:
         if self._door.open_door:
             return False                                # anyone, as a guest
-        assert self._conn is not None
         try:
-            self._conn.set_authorized_keys(self._door.authorized())
+            self._keys = self._door.authorized()
         except DoorError as exc:
             log.error("%s", exc.text("en"))
-            self._conn.set_authorized_keys(asyncssh.import_authorized_keys(""))
+            self._keys = None
         return True
 
     def public_key_auth_supported(self) -> bool:
         return not self._door.open_door
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        """A key of the authorized keys (its ``from=`` option honoured). The last key
+        found good is the one the login is made with: asyncssh checks the signature of a
+        key only after this has accepted that key."""
+        assert self._conn is not None
+        peer = self._conn.get_extra_info("peername")
+        addr = peer[0] if peer else ""
+        if self._keys is None or self._keys.validate(key, addr, addr) is None:
+            return False
+        self._key = key.get_fingerprint()
+        return True
 
     def session_requested(self):
         assert self._conn is not None
@@ -353,7 +372,21 @@ class _Server(asyncssh.SSHServer):
             return False
         name = player_name(self._conn.get_extra_info("username"))
         peer = self._conn.get_extra_info("peername")
-        return _Session(self._door, name, peer[0] if peer else "?")
+        return _Session(self._door, name, peer[0] if peer else "?",
+                        player_dir(self._key, name))
+
+
+def player_dir(key: Optional[str], name: str) -> Path:
+    """The data folder of a player's child (TACTICAL_SAVE_DIR and TACTICAL_CONFIG_DIR):
+    per key with authorized keys, per name at an open door. Every session runs as the
+    host's user, and ``tactical join`` keeps its seat tokens in its data folder: without
+    a folder per player, anyone let in could take another's seat by logging in under
+    their name. A player who comes back with the same key (or, at an open door, the same
+    name) finds their seats, and their settings, again."""
+    import hashlib
+    who = f"key {key}" if key is not None else f"name {name}"
+    tag = hashlib.sha256(who.encode("utf-8")).hexdigest()[:24]
+    return host_dir() / "players" / (tag if key is not None else f"guest-{tag}")
 
 
 def _status(returncode: Optional[int]) -> int:
@@ -365,10 +398,11 @@ def _status(returncode: Optional[int]) -> int:
 class _Session(asyncssh.SSHServerSession):
     """One SSH session: one child in one pty, from session start to the child's reaping."""
 
-    def __init__(self, door: SSHDoor, name: str, peer: str) -> None:
+    def __init__(self, door: SSHDoor, name: str, peer: str, folder: Path) -> None:
         self._door = door
         self.name = name
         self._peer = peer
+        self.folder = folder
         self._chan: Optional[asyncssh.SSHServerChannel] = None
         self._loop = asyncio.get_running_loop()
         self.proc: Optional[asyncio.subprocess.Process] = None
@@ -491,12 +525,14 @@ class _Session(asyncssh.SSHServerSession):
             cols, rows = DEFAULT_SIZE
         master, slave = os.openpty()
         try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             _set_size(slave, cols, rows, pw, ph)
             command = list(self._door.command_for(self.name, self.lang))
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-I", "-S", "-c", _CTTY, *command,
                 stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-                env=child_env(client_term(chan.get_terminal_type()), self.lang, env))
+                env=child_env(client_term(chan.get_terminal_type()), self.lang, env,
+                              self.folder))
         except OSError as exc:
             os.close(master)
             log.error("session of %s: the game could not start: %s", self.name, exc)
