@@ -133,6 +133,37 @@ async def stop(door) -> None:
     await asyncio.wait_for(door.wait_closed(), WAIT)
 
 
+def with_door(body, command_for=None, keys=None, open_door=False, **kw) -> None:
+    """Run `await body(door)` against a door on an ephemeral loopback port, stopped after."""
+    async def main() -> None:
+        door = await start(command_for or child_command(), keys, open_door, **kw)
+        try:
+            await body(door)
+        finally:
+            await stop(door)
+    asyncio.run(main())
+
+
+async def pty(conn, env=None, term_type: str = "xterm") -> Term:
+    """A session with a pty of 80×24, read through a Term."""
+    proc = await conn.create_process(term_type=term_type, term_size=(80, 24), env=env or {},
+                                     encoding=None)
+    return Term(proc)
+
+
+async def quit_child(term: Term) -> str:
+    """"q" to the test child: it leaves, the session ends; the screen then."""
+    term.proc.stdin.write(b"q")
+    return await term.rest()
+
+
+async def until_empty(door) -> None:
+    async def poll() -> None:
+        while door.sessions:
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(poll(), WAIT)
+
+
 # ------------------------------------------------------------------ the game through the door
 
 @pytest.mark.parametrize("lang, title, after", [
@@ -143,28 +174,21 @@ def test_key_login_lands_in_the_game_at_80x24_in_the_clients_language(host_dir, 
                                                                         lang, title, after):
     key, keys = client_key
 
-    async def main() -> None:
-        door = await start(game_command, keys)
-        try:
-            async with connect(door, "alice", key) as conn:
-                env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {"LANG": "fr_FR.UTF-8"}
-                proc = await conn.create_process(term_type="xterm-256color", term_size=(80, 24),
-                                                 env=env, encoding=None)
-                term = Term(proc)
-                await term.until(title, "TACTICAL")
-                (session,) = door.sessions
-                assert (session.name, session.lang) == ("alice", lang)
-                pid = session.proc.pid
-                proc.stdin.write(b"\x1b[B\x1b[B\x1b[B\r")       # down ×3 to How to play, Enter
-                text = await term.until(after, gone=title)
-                assert after in text
-                proc.stdin.write(b"\x1b")                        # Esc: back to the title
-                await term.until(title)
-            await _gone(pid)                                     # the client left: no child
-            assert not door.sessions
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        async with connect(door, "alice", key) as conn:
+            env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {"LANG": "fr_FR.UTF-8"}
+            term = await pty(conn, env, "xterm-256color")
+            await term.until(title, "TACTICAL")
+            (session,) = door.sessions
+            assert (session.name, session.lang) == ("alice", lang)
+            pid = session.proc.pid
+            term.proc.stdin.write(b"\x1b[B\x1b[B\x1b[B\r")   # down ×3 to How to play, Enter
+            assert after in await term.until(after, gone=title)
+            term.proc.stdin.write(b"\x1b")                     # Esc: back to the title
+            await term.until(title)
+        await _gone(pid)                                        # the client left: no child
+        assert not door.sessions
+    with_door(body, game_command, keys)
 
 
 # ------------------------------------------------------------------ pty, size, keys, LANG, TERM
@@ -173,48 +197,33 @@ def test_child_gets_the_clients_pty_size_term_name_and_keys_and_follows_a_resize
                                                                                 client_key):
     key, keys = client_key
 
-    async def main() -> None:
-        door = await start(child_command(), keys)
-        try:
-            async with connect(door, "bob", key) as conn:
-                proc = await conn.create_process(term_type="vt220", term_size=(80, 24),
-                                                 env={"LANG": "ja_JP.UTF-8"}, encoding=None)
-                term = Term(proc)
-                text = await term.until("SIZE 80x24")
-                assert "ARGS bob ja TERM vt220 LANG ja_JP.UTF-8 CTTY /dev/" in text
-                proc.stdin.write(b"xy")
-                await term.until("GOT b'xy'")
-                proc.change_terminal_size(100, 30)
-                term.screen.resize(30, 100)
-                await term.until("SIZE 100x30")                 # SIGWINCH and the new size
-                proc.stdin.write(b"q")                          # the child exits ...
-                await term.rest()
-                result = await asyncio.wait_for(proc.wait(), WAIT)
-                assert result.exit_status == 0                  # ... and the session closes
-            assert not door.sessions
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        async with connect(door, "bob", key) as conn:
+            term = await pty(conn, {"LANG": "ja_JP.UTF-8"}, "vt220")
+            text = await term.until("SIZE 80x24")
+            assert "ARGS bob ja TERM vt220 LANG ja_JP.UTF-8 CTTY /dev/" in text
+            term.proc.stdin.write(b"xy")
+            await term.until("GOT b'xy'")
+            term.proc.change_terminal_size(100, 30)
+            term.screen.resize(30, 100)
+            await term.until("SIZE 100x30")                     # SIGWINCH and the new size
+            await quit_child(term)                              # the child exits ...
+            result = await asyncio.wait_for(term.proc.wait(), WAIT)
+            assert result.exit_status == 0                      # ... and the session closes
+        assert not door.sessions
+    with_door(body, keys=keys)
 
 
 def test_a_language_other_than_ja_or_en_and_no_lang_at_all_are_english(host_dir, client_key):
     key, keys = client_key
 
-    async def main() -> None:
-        door = await start(child_command(), keys)
-        try:
-            async with connect(door, "carol", key) as conn:
-                for env in ({"LANG": "de_DE.UTF-8"}, {}, {"LC_ALL": "ja_JP.UTF-8", "LANG": "C"}):
-                    proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                                     env=env, encoding=None)
-                    term = Term(proc)
-                    want = "ja" if "LC_ALL" in env else "en"
-                    await term.until(f"ARGS carol {want} ")
-                    proc.stdin.write(b"q")
-                    await term.rest()
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        async with connect(door, "carol", key) as conn:
+            for env in ({"LANG": "de_DE.UTF-8"}, {}, {"LC_ALL": "ja_JP.UTF-8", "LANG": "C"}):
+                term = await pty(conn, env)
+                await term.until(f"ARGS carol {'ja' if 'LC_ALL' in env else 'en'} ")
+                await quit_child(term)
+    with_door(body, keys=keys)
 
 
 # ------------------------------------------------------------------ refusals
@@ -226,23 +235,18 @@ def test_a_language_other_than_ja_or_en_and_no_lang_at_all_are_english(host_dir,
 def test_a_session_without_a_pty_gets_a_message_and_is_closed(host_dir, client_key, lang, words):
     key, keys = client_key
 
-    async def main() -> None:
-        door = await start(child_command(), keys)
-        try:
-            async with connect(door, "dave", key) as conn:
-                # ssh -T, ssh host command; with the client's stdin at its end at once
-                for command, typed in ((None, None), ("ls -la /", None), (None, ""),
-                                       ("ls", "")):
-                    env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {}
-                    result = await asyncio.wait_for(
-                        conn.run(command, env=env, encoding="utf-8", input=typed), WAIT)
-                    assert words in result.stderr.replace("\r\n", "")
-                    assert result.exit_status == 1
-                    assert result.stdout == ""                  # nothing was run
-            assert not door.sessions
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        async with connect(door, "dave", key) as conn:
+            # ssh -T, ssh host command; with the client's stdin at its end at once
+            for command, typed in ((None, None), ("ls -la /", None), (None, ""), ("ls", "")):
+                env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {}
+                result = await asyncio.wait_for(
+                    conn.run(command, env=env, encoding="utf-8", input=typed), WAIT)
+                assert words in result.stderr.replace("\r\n", "")
+                assert result.exit_status == 1
+                assert result.stdout == ""                      # nothing was run
+        assert not door.sessions
+    with_door(body, keys=keys)
 
 
 def test_a_key_not_in_the_authorized_keys_file_is_refused(host_dir, client_key):
@@ -251,22 +255,13 @@ def test_a_key_not_in_the_authorized_keys_file_is_refused(host_dir, client_key):
     elsewhere = asyncssh.generate_private_key("ssh-ed25519")    # only from another address
     keys.write_bytes(keys.read_bytes() + b'from="10.9.8.7" ' + elsewhere.export_public_key())
 
-    async def main() -> None:
-        door = await start(child_command(), keys)
-        try:
+    async def body(door) -> None:
+        for login in (dict(key=stranger), dict(key=elsewhere), dict(key=None, password="x")):
             with pytest.raises(asyncssh.PermissionDenied):
-                async with connect(door, "eve", stranger):
+                async with connect(door, "eve", **login):
                     pass
-            with pytest.raises(asyncssh.PermissionDenied):
-                async with connect(door, "eve", elsewhere):
-                    pass
-            with pytest.raises(asyncssh.PermissionDenied):     # nor without a key
-                async with connect(door, "eve", None, password="x"):
-                    pass
-            assert not door.sessions
-        finally:
-            await stop(door)
-    asyncio.run(main())
+        assert not door.sessions
+    with_door(body, keys=keys)
 
 
 def test_a_key_added_to_the_file_while_the_host_runs_counts_at_the_next_login(host_dir,
@@ -274,35 +269,22 @@ def test_a_key_added_to_the_file_while_the_host_runs_counts_at_the_next_login(ho
     key, keys = client_key
     later = asyncssh.generate_private_key("ssh-ed25519")
 
-    async def main() -> None:
-        door = await start(child_command(), keys)
-        try:
-            with pytest.raises(asyncssh.PermissionDenied):
-                async with connect(door, "frank", later):
-                    pass
-            keys.write_bytes(keys.read_bytes() + later.export_public_key())
-            async with connect(door, "frank", later) as conn:
-                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                                 encoding=None)
-                await Term(proc).until("ARGS frank en")
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        with pytest.raises(asyncssh.PermissionDenied):
+            async with connect(door, "frank", later):
+                pass
+        keys.write_bytes(keys.read_bytes() + later.export_public_key())
+        async with connect(door, "frank", later) as conn:
+            await (await pty(conn)).until("ARGS frank en")
+    with_door(body, keys=keys)
 
 
 def test_the_open_door_lets_a_guest_in_without_a_key_under_a_clean_name(host_dir):
-    async def main() -> None:
-        door = await start(child_command(), open_door=True)
-        try:
-            long_name = "名前" * 7                                   # 28 cells: cut to 24
-            async with connect(door, long_name, None) as conn:
-                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                                 encoding=None)
-                text = await Term(proc).until("ARGS ")
-                assert f"ARGS {'名前' * 6} en" in text
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        async with connect(door, "名前" * 7, None) as conn:     # 28 cells: cut to 24
+            text = await (await pty(conn)).until("ARGS ")
+            assert f"ARGS {'名前' * 6} en" in text
+    with_door(body, open_door=True)
 
 
 def _folder(raw: bytes) -> str:
@@ -317,36 +299,29 @@ def test_each_key_has_its_own_data_folder_whatever_name_it_logs_in_under(host_di
     key, keys = client_key
     other = asyncssh.generate_private_key("ssh-ed25519")
     keys.write_bytes(keys.read_bytes() + other.export_public_key())
+    seen: dict[str, str] = {}
 
     async def folder_of(door, user, with_key) -> str:
         async with connect(door, user, with_key) as conn:
-            proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                             encoding=None)
-            term = Term(proc)
+            term = await pty(conn)
             await term.until("SIZE 80x24")
-            proc.stdin.write(b"q")
-            await term.rest()
+            await quit_child(term)
             return _folder(term.raw)
 
-    async def main() -> None:
-        door = await start(child_command(), keys)
-        try:
-            first = await folder_of(door, "kim", key)
-            assert Path(first).is_dir() and Path(first).parent == host_dir / "players"
-            assert stat.S_IMODE(Path(first).stat().st_mode) == 0o700
-            assert await folder_of(door, "kim", other) != first
-            assert await folder_of(door, "someone", key) == first     # the key, not the name
-        finally:
-            await stop(door)
-        door = await start(child_command(), open_door=True)
-        try:
-            guest = await folder_of(door, "kim", None)
-            assert guest != first
-            assert await folder_of(door, "kim", None) == guest        # a guest: by name
-            assert await folder_of(door, "lee", None) != guest
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def by_key(door) -> None:
+        first = seen["key"] = await folder_of(door, "kim", key)
+        assert Path(first).is_dir() and Path(first).parent == host_dir / "players"
+        assert stat.S_IMODE(Path(first).stat().st_mode) == 0o700
+        assert await folder_of(door, "kim", other) != first
+        assert await folder_of(door, "someone", key) == first      # the key, not the name
+
+    async def by_name(door) -> None:
+        guest = await folder_of(door, "kim", None)
+        assert guest != seen["key"]
+        assert await folder_of(door, "kim", None) == guest         # a guest: by name
+        assert await folder_of(door, "lee", None) != guest
+    with_door(by_key, keys=keys)
+    with_door(by_name, open_door=True)
 
 
 def test_the_host_needs_keys_or_the_open_door_and_says_so_of_a_bad_keys_file(host_dir,
@@ -368,68 +343,49 @@ def test_the_host_needs_keys_or_the_open_door_and_says_so_of_a_bad_keys_file(hos
 
 # ------------------------------------------------------------------ ends
 
+@pytest.mark.parametrize("extra", [(), ("stubborn",)])
 def test_an_abrupt_disconnect_leaves_no_process_even_one_that_ignores_the_hang_up(host_dir,
-                                                                                 client_key):
+                                                                                 client_key,
+                                                                                 extra):
     key, keys = client_key
 
-    async def main() -> None:
-        for extra in ((), ("stubborn",)):
-            door = await start(child_command(*extra), keys, kill_after=0.5)
-            try:
-                conn = await connect(door, "gina", key)
-                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                                 encoding=None)
-                pid = _pid(await Term(proc).until("SIZE 80x24"))
-                conn.abort()                                    # the TCP connection drops
-                await _gone(pid)
-                async def emptied() -> None:
-                    while door.sessions:
-                        await asyncio.sleep(0.05)
-                await asyncio.wait_for(emptied(), WAIT)
-            finally:
-                await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        conn = await connect(door, "gina", key)
+        pid = _pid(await (await pty(conn)).until("SIZE 80x24"))
+        conn.abort()                                            # the TCP connection drops
+        await _gone(pid)
+        await until_empty(door)
+    with_door(body, child_command(*extra), keys, kill_after=0.5)
 
 
 def test_the_end_of_the_clients_keys_hangs_the_child_up_and_ends_the_session(host_dir,
                                                                              client_key):
     key, keys = client_key
 
-    async def main() -> None:
-        door = await start(child_command(), keys)
-        try:
-            async with connect(door, "jun", key) as conn:
-                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                                 encoding=None)
-                term = Term(proc)
-                pid = _pid(await term.until("SIZE 80x24"))
-                proc.stdin.write_eof()                          # ssh -tt host < /dev/null
-                assert "HUP" in await term.rest()               # its last words still come
-                await asyncio.wait_for(proc.wait(), WAIT)
-                await _gone(pid)
-            assert not door.sessions
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        async with connect(door, "jun", key) as conn:
+            term = await pty(conn)
+            pid = _pid(await term.until("SIZE 80x24"))
+            term.proc.stdin.write_eof()                         # ssh -tt host < /dev/null
+            assert "HUP" in await term.rest()                   # its last words still come
+            await asyncio.wait_for(term.proc.wait(), WAIT)
+            await _gone(pid)
+        assert not door.sessions
+    with_door(body, keys=keys)
 
 
 def test_an_idle_session_is_closed_with_a_message_and_its_child_is_gone(host_dir, client_key):
     key, keys = client_key
 
-    async def main() -> None:
-        door = await start(child_command(), keys, idle=1.0)
-        try:
-            async with connect(door, "hana", key) as conn:
-                proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                                 env={"LANG": "ja_JP.UTF-8"}, encoding=None)
-                term = Term(proc)
-                pid = _pid(await term.until("SIZE 80x24"))
-                text = await term.rest()
-                assert "1秒間キー入力がなかったので、接続を閉じました。" in text
-                await _gone(pid)
-        finally:
-            await stop(door)
-    asyncio.run(main())
+    async def body(door) -> None:
+        async with connect(door, "hana", key) as conn:
+            term = await pty(conn, {"LANG": "ja_JP.UTF-8"})
+            pid = _pid(await term.until("SIZE 80x24"))
+            text = await term.rest()
+            assert "HUP" in text
+            assert "1秒間キー入力がなかったので、接続を閉じました。" in text
+            await _gone(pid)
+    with_door(body, keys=keys, idle=1.0)
 
 
 def test_stopping_the_host_hangs_up_every_session(host_dir, client_key):
@@ -438,9 +394,7 @@ def test_stopping_the_host_hangs_up_every_session(host_dir, client_key):
     async def main() -> None:
         door = await start(child_command(), keys)
         async with connect(door, "ivan", key) as conn:
-            proc = await conn.create_process(term_type="xterm", term_size=(80, 24),
-                                             encoding=None)
-            pid = _pid(await Term(proc).until("SIZE 80x24"))
+            pid = _pid(await (await pty(conn)).until("SIZE 80x24"))
             await stop(door)
             await _gone(pid)
             assert not door.sessions

@@ -306,7 +306,9 @@ async def serve(host: str, port: int, *, command_for: CommandFor,
     """Start the SSH front door on host:port (port 0: any free port, see ``door.port``).
 
     Every session runs ``command_for(name, lang)`` in a pty of its own (see the module's
-    docstring). Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
+    docstring); `idle` seconds without a key close it (0: never), `kill_after` seconds
+    after its hang-up a child still there is killed, and at most `max_sessions` run at
+    once. Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
     or nothing at all with `open_door`; one of the two is required. Raises DoorError
     (with an i18n key) when the keys or the host key cannot be read."""
     if authorized_keys is None and not open_door:
@@ -630,6 +632,9 @@ class _Session(asyncssh.SSHServerSession):
     def _flush_keys(self) -> None:
         """Give the pty what it takes of the pending keys; pause the channel while some
         are left (a child that does not read stops the client, not the host's memory)."""
+        if self._gone:
+            self._pending.clear()
+            return
         if self._master is None:
             if self._pending and self._chan is not None:
                 self._chan.pause_reading()
