@@ -191,6 +191,49 @@ def test_key_login_lands_in_the_game_at_80x24_in_the_clients_language(host_dir, 
     with_door(body, game_command, keys)
 
 
+def test_through_the_door_to_the_lobby_a_seat_and_back_after_the_client_is_killed(
+        host_dir, client_key, tmp_path):
+    """The front door beside a table server (issue 17 point 6 and its test): ssh lands in
+    the lobby as NAME; a table is made (seat 2 set to an AI) and sat at by keys; a draft
+    pick is played by a key; a resize reaches the screens; the client killed, the child
+    is gone, and the same key logging in again is back at its seat."""
+    server_module = pytest.importorskip("tactical_tui.net.server")   # helpers net and join
+    pytest.importorskip("tactical_tui.lobby")
+    key, keys = client_key
+
+    async def main() -> None:
+        server = server_module.Server(tmp_path / "tables", ai_delay=0)
+        _, port = await server.start("127.0.0.1", 0)
+        door = await start(sshdoor.join_command(port), keys)
+        try:
+            conn = await connect(door, "alice", key)
+            term = await pty(conn, {"LANG": "en_US.UTF-8"})
+            await term.until(f"Lobby  alice @ 127.0.0.1:{port}", "No tables yet")
+            term.proc.stdin.write(b"c")
+            await term.until("Create and sit down")
+            down = b"\x1b[B"
+            term.proc.stdin.write(down * 2 + b"\x1b[C")        # seat 2: open -> AI
+            await term.until("Seat 2: AI")
+            term.proc.stdin.write(down * 6 + b"\r")            # Create and sit down
+            await term.until("The draft  Seat 1(you)  8 cards left")
+            term.proc.stdin.write(b"\r")                       # pick the first card
+            await term.until("Seat 1 picks", "7 cards left")
+            term.proc.change_terminal_size(100, 30)
+            term.screen.resize(30, 100)
+            await term.until("─" * 100)                        # laid out at 100 columns
+            (session,) = door.sessions
+            pid = session.proc.pid
+            conn.abort()                                        # the ssh client is killed
+            await _gone(pid)
+            async with connect(door, "alice", key) as conn:
+                term = await pty(conn, {"LANG": "ja_JP.UTF-8"})
+                await term.until("装備ドラフト  席1(あなた)  残り7枚")  # back at the seat
+        finally:
+            await stop(door)
+            await server.stop()
+    asyncio.run(main())
+
+
 # ------------------------------------------------------------------ pty, size, keys, LANG, TERM
 
 def test_child_gets_the_clients_pty_size_term_name_and_keys_and_follows_a_resize(host_dir,
