@@ -460,6 +460,15 @@ def test_the_host_key_is_made_once_private_and_kept(host_dir):
     assert err.value.key == "ssh.err.host_key"
 
 
+def test_the_host_says_how_to_come_in_and_the_host_keys_fingerprint(host_dir):
+    async def body(door) -> None:
+        assert door.fingerprint.startswith("SHA256:")
+        line = door.listening("en")
+        assert f"ssh -p {door.port} NAME@127.0.0.1" in line and door.fingerprint in line
+        assert f"ssh -p {door.port} 名前@127.0.0.1" in door.listening("ja")
+    with_door(body, open_door=True)
+
+
 def test_player_names_are_printable_and_at_most_24_cells():
     assert player_name("alice") == "alice"
     assert player_name("  a\x1b[31mb\u202ec\t d  ") == "a [31mb c d"

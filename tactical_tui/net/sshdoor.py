@@ -242,9 +242,11 @@ class SSHDoor:
         self._keys: Optional[asyncssh.SSHAuthorizedKeys] = None
         self._keys_stamp: Optional[tuple] = None
         self._acceptor: Optional[asyncssh.SSHAcceptor] = None
+        self._host = ""
         self._closing = False
 
     async def start(self, host: str, port: int) -> None:
+        self._host = host
         self._acceptor = await asyncssh.create_server(
             lambda: _Server(self), host, port,
             server_host_keys=[self.host_key], encoding=None, line_editor=False,
@@ -255,6 +257,13 @@ class SSHDoor:
     def port(self) -> int:
         assert self._acceptor is not None
         return self._acceptor.get_port()
+
+    def listening(self, lang: str) -> str:
+        """The line for the host's operator: how players come in, and the host key's
+        fingerprint for them to check on their first login."""
+        host = self._host if self._host not in ("", "0.0.0.0", "::") else "HOST"
+        return t("ssh.listening", lang, port=self.port, host=plain(host),
+                 fingerprint=self.fingerprint)
 
     def authorized(self) -> asyncssh.SSHAuthorizedKeys:
         """The authorized keys, read again when the file has changed (keys added while
