@@ -536,7 +536,12 @@ class _Session(asyncssh.SSHServerSession):
         cols, rows, pw, ph = chan.get_terminal_size()
         if cols <= 0 or rows <= 0:
             cols, rows = DEFAULT_SIZE
-        master, slave = os.openpty()
+        try:
+            master, slave = os.openpty()
+        except OSError as exc:                   # no pty left, no file descriptor left
+            log.error("session of %s: no pty: %s", self.name, exc)
+            self._say("ssh.start_failed", error=plain(_reason(exc)))
+            return self._exit(1)
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             _set_size(slave, cols, rows, pw, ph)
@@ -557,6 +562,7 @@ class _Session(asyncssh.SSHServerSession):
                  self.proc.pid, cols, rows, self.lang, chan.get_terminal_type())
         self._master = master
         os.set_blocking(master, False)
+        _set_size(master, *chan.get_terminal_size())   # a resize while the child started
         self._reading = True
         self._watch_output()
         self._flush_keys()
@@ -694,7 +700,10 @@ class _Session(asyncssh.SSHServerSession):
 
 
 def _set_size(fd: int, cols: int, rows: int, pw: int = 0, ph: int = 0) -> None:
-    """TIOCSWINSZ: the kernel sends SIGWINCH to the pty's foreground process group."""
+    """TIOCSWINSZ: the kernel sends SIGWINCH to the pty's foreground process group (when
+    the size is another than before). A size of 0 (unknown) is left as it is."""
+    if cols <= 0 or rows <= 0:
+        return
     try:
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, pw, ph))
     except (OSError, struct.error):
