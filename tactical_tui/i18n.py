@@ -72,6 +72,8 @@ TUI: dict[str, dict[str, str]] = {
                        "en": "No key for a second: the session is closed. Connect again to play."},
     "ssh.full": {"ja": "このホストは満員です（同時に{n}接続まで）。しばらくしてから接続してください。",
                  "en": "This host is full ({n} sessions at once). Try again later."},
+    "ssh.full.one": {"ja": "このホストは満員です（同時に1接続まで）。しばらくしてから接続してください。",
+                     "en": "This host is full (one session at a time). Try again later."},
     "ssh.start_failed": {"ja": "ゲームを起動できませんでした: {error}",
                          "en": "The game could not be started: {error}"},
     "ssh.listening": {"ja": "SSH: ssh -p {port} 名前@{host}（ホスト鍵 {fingerprint}）",

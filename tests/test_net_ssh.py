@@ -384,6 +384,21 @@ def test_the_host_needs_keys_or_the_open_door_and_says_so_of_a_bad_keys_file(hos
     asyncio.run(main())
 
 
+def test_a_session_beyond_max_sessions_is_told_the_host_is_full(host_dir, client_key):
+    key, keys = client_key
+
+    async def body(door) -> None:
+        async with connect(door, "kai", key) as conn:
+            first = await pty(conn)
+            await first.until("SIZE 80x24")
+            second = await pty(conn)
+            assert "This host is full (one session at a time)." in await second.rest()
+            assert (await asyncio.wait_for(second.proc.wait(), WAIT)).exit_status == 1
+            await quit_child(first)                             # the first one goes on
+        await until_empty(door)
+    with_door(body, keys=keys, max_sessions=1)
+
+
 # ------------------------------------------------------------------ ends
 
 @pytest.mark.parametrize("extra", [(), ("stubborn",)])
@@ -426,9 +441,9 @@ def test_an_idle_session_is_closed_with_a_message_and_its_child_is_gone(host_dir
             pid = _pid(await term.until("SIZE 80x24"))
             text = await term.rest()
             assert "HUP" in text
-            assert "1秒間キー入力がなかったので、接続を閉じました。" in text
+            assert "2秒間キー入力がなかったので、接続を閉じました。" in text
             await _gone(pid)
-    with_door(body, keys=keys, idle=1.0)
+    with_door(body, keys=keys, idle=2.0)           # room for the child to start under load
 
 
 def test_stopping_the_host_hangs_up_every_session(host_dir, client_key):
@@ -467,6 +482,18 @@ def test_the_host_says_how_to_come_in_and_the_host_keys_fingerprint(host_dir):
         assert f"ssh -p {door.port} NAME@127.0.0.1" in line and door.fingerprint in line
         assert f"ssh -p {door.port} 名前@127.0.0.1" in door.listening("ja")
     with_door(body, open_door=True)
+
+
+def test_the_idle_message_counts_minutes_or_seconds_in_both_languages():
+    from tactical_tui.i18n import t
+    cases = {30 * 60: ("No key for 30 minutes", "30分間キー入力がなかった"),
+             60: ("No key for a minute", "1分間キー入力がなかった"),
+             1: ("No key for a second", "1秒間キー入力がなかった"),
+             2.0: ("No key for 2 seconds", "2秒間キー入力がなかった")}
+    for idle, (en, ja) in cases.items():
+        key, n = sshdoor.idle_message(idle)
+        assert t(key, "en", n=n).startswith(en)
+        assert t(key, "ja", n=n).startswith(ja)
 
 
 def test_player_names_are_printable_and_at_most_24_cells():

@@ -402,6 +402,14 @@ def player_dir(key: Optional[str], name: str) -> Path:
     return host_dir() / "players" / (tag if key is not None else f"guest-{tag}")
 
 
+def idle_message(idle: float) -> tuple[str, int]:
+    """The i18n key and count of the message of a session closed after `idle` seconds
+    without a key: in minutes from a minute on, else in seconds."""
+    if idle >= 60:
+        return "ssh.idle", round(idle / 60)
+    return "ssh.idle_s", max(1, round(idle))
+
+
 def _status(returncode: Optional[int]) -> int:
     if returncode is None or returncode == 0:
         return 0
@@ -582,11 +590,7 @@ class _Session(asyncssh.SSHServerSession):
         if self._killed:
             self._send(_RESET)
         if self._ending == "idle":
-            idle = self._door.idle
-            if idle >= 60:
-                self._say("ssh.idle", n=round(idle / 60))
-            else:
-                self._say("ssh.idle_s", n=round(idle))
+            self._say(*idle_message(self._door.idle))
         self._exit(_status(returncode))
 
     def _close_pty(self) -> None:
@@ -678,10 +682,13 @@ class _Session(asyncssh.SSHServerSession):
         else:
             self.end("idle")
 
-    def _say(self, key: str, stderr: bool = False, **kw: object) -> None:
+    def _say(self, key: str, n: Optional[int] = None, stderr: bool = False,
+             **kw: object) -> None:
         """A message of the door's own in the client's language, broken to its width."""
         assert self._chan is not None
         cols = self._chan.get_terminal_size()[0] or DEFAULT_SIZE[0]
+        if n is not None:
+            kw["n"] = n
         lines = break_lines(t(key, self.lang, **kw), max(20, cols - 1))
         data = ("\r\n".join(lines) + "\r\n").encode("utf-8")
         if not stderr:
