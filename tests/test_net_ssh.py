@@ -214,7 +214,7 @@ def test_through_the_door_to_the_lobby_a_seat_and_back_after_the_client_is_kille
             down = b"\x1b[B"
             term.proc.stdin.write(down * 2 + b"\x1b[C")        # seat 2: open -> AI
             await term.until("Seat 2: AI")
-            term.proc.stdin.write(down * 6 + b"\r")            # Create and sit down
+            term.proc.stdin.write(b"\x1b[A" * 3 + b"\r")      # up past the top: Create and sit
             await term.until("The draft  Seat 1(you)  8 cards left")
             term.proc.stdin.write(b"\r")                       # pick the first card
             await term.until("Seat 1 picks", "7 cards left")
