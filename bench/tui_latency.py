@@ -1,0 +1,259 @@
+"""How fast the battle screen answers a key when the game is long (issue 16 point 5).
+
+    python bench/tui_latency.py [--rounds 3] [--reps 8] [--lines 5000] [--lang en|ja]
+
+A real game at the battle, in front of a human seat: 4 seats, seat 1 human, played by
+the normal AI (seat 1 through `GameTable.hint`) from `--seed` until seat 1's first
+battle turn with an attack among its choices, written as a save file and opened by
+`TacticalApp(resume=...)` headless at 80×24 under Textual's Pilot (`App.run_test`).
+
+Two kinds of session, alternated in one run (short, long, short, long, …): the *short*
+log is that game's own log (its draft, bidding and build: a few hundred lines); for the
+*long* log, the battle events of other seeded games of AI seats are added to the table's
+log and published to the seat's view the way the table publishes every action
+(`LiveTable._publish`: `Update` → `SeatFeed.take` → the app's `_sync` → the battle
+screen), until the full log (`l`) holds `--lines` lines.
+
+Each session presses, `--reps` times: ↓ and ↑ (the cursor in the action list), `d` (the
+highlighted attack card's details) and Escape, `l` (the whole log) and Escape. A key's
+time runs from the moment Pilot hands it to the driver (as a terminal's key arrives) to
+the frame the app paints once it has handled the key: every frame is taken where
+Textual hands the screen's `CompositorUpdate` to the terminal (`App._display`, called by
+`Screen._compositor_refresh`; headless, the bench turns the update into the terminal's
+bytes itself — `render_segments` — as a real terminal run does). Some keys take more
+than one frame (a dialog is painted, then its log once its size is known): "next" is
+the first frame after the key, "done" the last one before the app goes quiet (no frame
+for `--quiet` seconds) — the key fully handled. The bench prints, per key, the median
+and the 95th percentile (nearest rank) of "done" for each log and the ratio long/short,
+and the same for "next".
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textual.app import App  # noqa: E402
+
+FRAMES: list[float] = []          # perf_counter of every frame painted, in order
+
+_display = App._display
+
+
+def _timed_display(self, screen, renderable) -> None:
+    _display(self, screen, renderable)
+    if renderable is not None and not self._batch_count:
+        if self.is_headless and hasattr(renderable, "render_segments"):
+            renderable.render_segments(self.console)     # what a terminal would be sent
+        FRAMES.append(time.perf_counter())
+
+
+App._display = _timed_display
+
+KEYS = ("down", "up", "d", "close_details", "l", "close_log")
+
+
+def battle_save(seed: int, cards, players: int = 4):
+    """A save of a game at seat 0's first battle turn with an attack to choose (seat 0
+    human, its decisions made by the normal AI's hint), or None for this seed."""
+    from rules import Config
+    from rules.actions import StartAttack
+    from tactical_tui.table import GameTable, SeatSetup
+    table = GameTable(Config(players=players, first_game=True),
+                      (SeatSetup(True),) + tuple(SeatSetup(False, "normal") for _ in range(players - 1)),
+                      seed, cards)
+    while not table.over:
+        if table.state.phase == "battle" and table.human_to_act() == 0 \
+                and table.pending().kind == "turn":
+            legal = table.observe(0).legal
+            if any(isinstance(a, StartAttack) for a in legal) and len(legal) >= 3:
+                return table.save_data()
+        seat = table.ai_to_act()
+        if seat is not None:
+            table.submit_ai(seat, *table.ai_decide(seat))
+        else:
+            table.submit(table.hint(table.human_to_act())[0])
+    return None
+
+
+def battle_entries(seed: int, cards, players: int = 4) -> list:
+    """The battle part of a whole game of AI seats: its log from the battle's start, the
+    game-over event left out."""
+    from rules import Config
+    from rules import events as E
+    from tactical_tui.table import GameTable, SeatSetup
+    table = GameTable(Config(players=players), tuple(SeatSetup(False, "normal") for _ in range(players)),
+                      seed, cards)
+    start = None
+    while not table.over:
+        if start is None and table.state.phase == "battle":
+            start = len(table.log)
+        seat = table.ai_to_act()
+        table.submit_ai(seat, *table.ai_decide(seat))
+    return [e for e in table.log[start:] if not isinstance(e.event, E.GameOver)]
+
+
+def log_lines(app) -> int:
+    """The lines the whole log (`l`) shows the viewer now (as App.action_show_log)."""
+    from tactical_tui.text import Describer
+    d = Describer(app.cards, app.lang)
+    return sum(1 for e in app.feeds[app.viewer].log if app.log_line(e, d))
+
+
+def lengthen(app, lines: int, first_seed: int = 1000) -> None:
+    """Add other games' battle events to the table's log until the viewer's whole log
+    holds `lines` lines, published to the views as the table publishes an action."""
+    from rules.events import visible
+    from tactical_tui.text import Describer
+    live, seat = app.live, app.viewer
+    need = lines - log_lines(app)
+    d = Describer(app.cards, app.lang)
+    extra: list = []
+    seed = first_seed
+    while need > 0:
+        for e in battle_entries(seed, app.cards):
+            shown = e.event is None or visible(e.event, seat)
+            if shown and app.log_line(e, d):
+                if need == 0:
+                    break
+                need -= 1
+            extra.append(e)
+        seed += 1
+    for i in range(0, len(extra), 40):        # in pieces, as actions publish them
+        chunk = extra[i:i + 40]
+        live.game.log.extend(chunk)
+        live._publish(chunk)
+
+
+async def quiet(pilot, after: int, t0: float, wait: float, timeout: float = 20.0) -> None:
+    """Until a frame after index `after` has been painted and none for `wait` seconds."""
+    while True:
+        await pilot.pause(0.01)
+        now = time.perf_counter()
+        if len(FRAMES) > after and now - FRAMES[-1] >= wait:
+            return
+        if now - t0 > timeout:
+            raise SystemExit(f"no frame within {timeout} s of a key")
+
+
+async def timed(pilot, key: str, wait: float) -> tuple[float, float]:
+    """(seconds to the next frame, seconds to the last frame before quiet) of one key."""
+    n = len(FRAMES)
+    t0 = time.perf_counter()
+    await pilot.press(key)
+    await quiet(pilot, n, t0, wait)
+    if os.environ.get("BENCH_TRACE"):
+        print(key, " ".join(f"{(f - t0) * 1000:.0f}" for f in FRAMES[n:]))
+    return FRAMES[n] - t0, FRAMES[-1] - t0
+
+
+async def session(save_path: Path, lang: str, long: bool, lines: int, reps: int, wait: float,
+                  out: dict) -> int:
+    """One app on the battle screen; the keys pressed `reps` times. Returns the number of
+    lines of the whole log."""
+    from tactical_tui.app import TacticalApp
+    from tactical_tui.screens import BattleScreen
+    app = TacticalApp(lang=lang, ai_delay=0.0, resume=str(save_path), autosave=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(500):
+            await pilot.pause(0.01)
+            if isinstance(app.screen, BattleScreen) and app.screen.my_turn():
+                break
+        else:
+            raise SystemExit("the battle screen did not come up")
+        if long:
+            lengthen(app, lines)
+        app.clear_notifications()
+        scr = app.screen
+        await quiet(pilot, 0, time.perf_counter(), wait)
+        shown = log_lines(app)
+        actions = scr.query_one("#actions")
+        attack = next(i for i, a in enumerate(scr._actions) if getattr(a, "card", None))
+        if attack + 1 >= len(scr._actions):
+            raise SystemExit("no option below the attack to move the cursor to")
+        for _ in range(reps):
+            actions.highlighted = attack
+            await quiet(pilot, 0, time.perf_counter(), wait)
+            for key, name in (("down", "down"), ("up", "up"), ("d", "d"),
+                              ("escape", "close_details"), ("l", "l"), ("escape", "close_log")):
+                first, done = await timed(pilot, key, wait)
+                out[name].append((first, done))
+            if app.screen is not scr or actions.highlighted != attack:
+                raise SystemExit("the keys did not leave the battle screen as they found it")
+    return shown
+
+
+def p95(xs: list[float]) -> float:
+    s = sorted(xs)
+    return s[max(0, math.ceil(0.95 * len(s)) - 1)]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=3, help="sessions of each log (alternated)")
+    ap.add_argument("--reps", type=int, default=8, help="presses of each key per session")
+    ap.add_argument("--lines", type=int, default=5000, help="lines of the long log")
+    ap.add_argument("--lang", default="en", choices=("ja", "en"))
+    ap.add_argument("--seed", type=int, default=1, help="first seed tried for the game")
+    ap.add_argument("--quiet", type=float, default=0.15,
+                    help="seconds without a frame after which a key counts as handled")
+    args = ap.parse_args()
+    os.environ.setdefault("TACTICAL_SAVE_DIR", tempfile.mkdtemp(prefix="tactical-bench-"))
+    from tactical_tui.cardcache import default_cards
+    from tactical_tui.saves import to_json
+    cards = default_cards()
+    seed = args.seed
+    data = battle_save(seed, cards)
+    while data is None:
+        seed += 1
+        data = battle_save(seed, cards)
+    folder = Path(tempfile.mkdtemp(prefix="tactical-bench-"))
+    save = folder / "battle.json"
+    save.write_text(to_json(data), encoding="utf-8")
+    load0 = os.getloadavg()[0]
+    cpu0 = time.process_time()
+    wall0 = time.perf_counter()
+    results = {kind: {k: [] for k in KEYS} for kind in ("short", "long")}
+    sizes: dict = {}
+    for r in range(args.rounds):
+        for kind in ("short", "long"):
+            sizes[kind] = asyncio.run(session(save, args.lang, kind == "long", args.lines,
+                                              args.reps, args.quiet, results[kind]))
+            done = statistics.median(x[1] for k in KEYS for x in results[kind][k][-args.reps:])
+            print(f"round {r + 1} {kind:5} ({sizes[kind]:5} log lines): median of every key "
+                  f"{done * 1000:6.1f} ms", flush=True)
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    load1 = os.getloadavg()[0]
+    for f in folder.iterdir():
+        f.unlink()
+    folder.rmdir()
+    n = args.rounds * args.reps
+    print(f"\nbattle screen (seed {seed}, {args.lang}, 80×24), {n} presses of each key per log, "
+          f"{args.rounds} alternated sessions of each; load average {load0:.2f} → {load1:.2f}, "
+          f"{wall:.0f} s wall, {cpu:.0f} s CPU")
+    print(f"short log: {sizes['short']} lines; long log: {sizes['long']} lines")
+    for which, col in (("done", 1), ("next", 0)):
+        print(f"\nkey press → {'last frame (key handled)' if which == 'done' else 'next frame'}, ms:")
+        print(f"  {'key':14} {'short med':>9} {'p95':>7} {'long med':>9} {'p95':>7}"
+              f" {'ratio med':>9} {'p95':>6}")
+        for k in KEYS:
+            s = [x[col] * 1000 for x in results["short"][k]]
+            lg = [x[col] * 1000 for x in results["long"][k]]
+            ms, ml = statistics.median(s), statistics.median(lg)
+            print(f"  {k:14} {ms:9.1f} {p95(s):7.1f} {ml:9.1f} {p95(lg):7.1f}"
+                  f" {ml / ms:8.2f}× {p95(lg) / p95(s):5.2f}×")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
