@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from textual.app import App  # noqa: E402
 
 FRAMES: list[float] = []          # perf_counter of every frame painted, in order
+CPU: list[float] = []             # the process's CPU time (process_time) at each
 
 _display = App._display
 
@@ -56,6 +57,7 @@ def _timed_display(self, screen, renderable) -> None:
         if self.is_headless and hasattr(renderable, "render_segments"):
             renderable.render_segments(self.console)     # what a terminal would be sent
         FRAMES.append(time.perf_counter())
+        CPU.append(time.process_time())
 
 
 App._display = _timed_display
@@ -146,51 +148,81 @@ async def quiet(pilot, after: int, t0: float, wait: float, timeout: float = 20.0
             raise SystemExit(f"no frame within {timeout} s of a key")
 
 
-async def timed(pilot, key: str, wait: float) -> tuple[float, float]:
-    """(seconds to the next frame, seconds to the last frame before quiet) of one key."""
+async def timed(pilot, key: str, wait: float) -> tuple[float, float, float]:
+    """(seconds to the next frame, seconds to the last frame before quiet, CPU seconds
+    to that last frame) of one key."""
     n = len(FRAMES)
+    c0 = time.process_time()
     t0 = time.perf_counter()
     await pilot.press(key)
     await quiet(pilot, n, t0, wait)
     if os.environ.get("BENCH_TRACE"):
         print(key, " ".join(f"{(f - t0) * 1000:.0f}" for f in FRAMES[n:]))
-    return FRAMES[n] - t0, FRAMES[-1] - t0
+    return FRAMES[n] - t0, FRAMES[-1] - t0, CPU[-1] - c0
 
 
-async def session(save_path: Path, lang: str, long: bool, lines: int, reps: int, wait: float,
-                  out: dict) -> int:
-    """One app on the battle screen; the keys pressed `reps` times. Returns the number of
-    lines of the whole log."""
+async def battle_app(save_path: Path, lang: str, long: bool, lines: int, stack, wait: float):
+    """An app on the battle screen of the saved game, seat 1 to act (its log lengthened
+    to `lines` lines if `long`), with its Pilot; the app runs until `stack` closes."""
     from tactical_tui.app import TacticalApp
     from tactical_tui.screens import BattleScreen
     app = TacticalApp(lang=lang, ai_delay=0.0, resume=str(save_path), autosave=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(500):
-            await pilot.pause(0.01)
-            if isinstance(app.screen, BattleScreen) and app.screen.my_turn():
-                break
-        else:
-            raise SystemExit("the battle screen did not come up")
-        if long:
-            lengthen(app, lines)
-        app.clear_notifications()
-        scr = app.screen
-        await quiet(pilot, 0, time.perf_counter(), wait)
-        shown = log_lines(app)
-        actions = scr.query_one("#actions")
-        attack = next(i for i, a in enumerate(scr._actions) if getattr(a, "card", None))
-        if attack + 1 >= len(scr._actions):
-            raise SystemExit("no option below the attack to move the cursor to")
+    pilot = await stack.enter_async_context(app.run_test(size=(80, 24)))
+    for _ in range(500):
+        await pilot.pause(0.01)
+        if isinstance(app.screen, BattleScreen) and app.screen.my_turn():
+            break
+    else:
+        raise SystemExit("the battle screen did not come up")
+    if long:
+        lengthen(app, lines)
+    app.clear_notifications()
+    await quiet(pilot, 0, time.perf_counter(), wait)
+    return app, pilot
+
+
+async def press_keys(app, pilot, wait: float, out: dict) -> None:
+    """One press of each key on the battle screen, from the attack option (so that ↓,
+    ↑ and `d` have something to do); the screen is left as it was found."""
+    scr = app.screen
+    actions = scr.query_one("#actions")
+    attack = next(i for i, a in enumerate(scr._actions) if getattr(a, "card", None))
+    if attack + 1 >= len(scr._actions):
+        raise SystemExit("no option below the attack to move the cursor to")
+    actions.highlighted = attack
+    await quiet(pilot, 0, time.perf_counter(), wait)
+    for key, name in (("down", "down"), ("up", "up"), ("d", "d"),
+                      ("escape", "close_details"), ("l", "l"), ("escape", "close_log")):
+        out[name].append(await timed(pilot, key, wait))
+    if app.screen is not scr or actions.highlighted != attack:
+        raise SystemExit("the keys did not leave the battle screen as they found it")
+
+
+async def child(save_path: Path, lang: str, long: bool, lines: int, reps: int, wait: float
+                ) -> dict:
+    """One app (one log) in this process: its keys pressed `reps` times."""
+    from contextlib import AsyncExitStack
+    out: dict = {k: [] for k in KEYS}
+    async with AsyncExitStack() as stack:
+        app, pilot = await battle_app(save_path, lang, long, lines, stack, wait)
+        size = log_lines(app)
         for _ in range(reps):
-            actions.highlighted = attack
-            await quiet(pilot, 0, time.perf_counter(), wait)
-            for key, name in (("down", "down"), ("up", "up"), ("d", "d"),
-                              ("escape", "close_details"), ("l", "l"), ("escape", "close_log")):
-                first, done = await timed(pilot, key, wait)
-                out[name].append((first, done))
-            if app.screen is not scr or actions.highlighted != attack:
-                raise SystemExit("the keys did not leave the battle screen as they found it")
-    return shown
+            await press_keys(app, pilot, wait, out)
+    return {"lines": size, "keys": out}
+
+
+def run_child(args, save: Path, kind: str) -> dict:
+    """A session in a fresh process (its own heap: a long game's garbage collection is
+    its own), its figures read back as JSON."""
+    import json
+    import subprocess
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--save", str(save),
+           "--reps", str(args.reps), "--lines", str(args.lines), "--lang", args.lang,
+           "--quiet", str(args.quiet)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"the {kind} session failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def p95(xs: list[float]) -> float:
@@ -200,15 +232,22 @@ def p95(xs: list[float]) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=3, help="sessions of each log (alternated)")
-    ap.add_argument("--reps", type=int, default=8, help="presses of each key per session")
+    ap.add_argument("--sessions", type=int, default=4, help="sessions of each log (alternated)")
+    ap.add_argument("--reps", type=int, default=6, help="presses of each key per session")
     ap.add_argument("--lines", type=int, default=5000, help="lines of the long log")
     ap.add_argument("--lang", default="en", choices=("ja", "en"))
     ap.add_argument("--seed", type=int, default=1, help="first seed tried for the game")
     ap.add_argument("--quiet", type=float, default=0.15,
                     help="seconds without a frame after which a key counts as handled")
+    ap.add_argument("--child", choices=("short", "long"), help=argparse.SUPPRESS)
+    ap.add_argument("--save", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.environ.setdefault("TACTICAL_SAVE_DIR", tempfile.mkdtemp(prefix="tactical-bench-"))
+    if args.child:
+        import json
+        print(json.dumps(asyncio.run(child(Path(args.save), args.lang, args.child == "long",
+                                           args.lines, args.reps, args.quiet))))
+        return 0
     from tactical_tui.cardcache import default_cards
     from tactical_tui.saves import to_json
     cards = default_cards()
@@ -221,37 +260,42 @@ def main() -> int:
     save = folder / "battle.json"
     save.write_text(to_json(data), encoding="utf-8")
     load0 = os.getloadavg()[0]
-    cpu0 = time.process_time()
     wall0 = time.perf_counter()
     results = {kind: {k: [] for k in KEYS} for kind in ("short", "long")}
     sizes: dict = {}
-    for r in range(args.rounds):
-        for kind in ("short", "long"):
-            sizes[kind] = asyncio.run(session(save, args.lang, kind == "long", args.lines,
-                                              args.reps, args.quiet, results[kind]))
-            done = statistics.median(x[1] for k in KEYS for x in results[kind][k][-args.reps:])
-            print(f"round {r + 1} {kind:5} ({sizes[kind]:5} log lines): median of every key "
-                  f"{done * 1000:6.1f} ms", flush=True)
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    for r in range(args.sessions):
+        for kind in (("short", "long") if r % 2 == 0 else ("long", "short")):
+            got = run_child(args, save, kind)
+            sizes[kind] = got["lines"]
+            for k in KEYS:
+                results[kind][k] += got["keys"][k]
+            med = statistics.median(x[1] for k in KEYS for x in got["keys"][k])
+            print(f"session {r + 1} {kind:5} ({got['lines']:5} log lines): median of every key "
+                  f"{med * 1000:6.1f} ms", flush=True)
+    wall = time.perf_counter() - wall0
     load1 = os.getloadavg()[0]
     for f in folder.iterdir():
         f.unlink()
     folder.rmdir()
-    n = args.rounds * args.reps
-    print(f"\nbattle screen (seed {seed}, {args.lang}, 80×24), {n} presses of each key per log, "
-          f"{args.rounds} alternated sessions of each; load average {load0:.2f} → {load1:.2f}, "
-          f"{wall:.0f} s wall, {cpu:.0f} s CPU")
+    n = args.sessions * args.reps
+    print(f"\nbattle screen of a {args.lang} game (seed {seed}) at 80×24, {n} presses of each "
+          f"key on each log ({args.sessions} alternated sessions of each, one process each); "
+          f"load average {load0:.2f} → {load1:.2f} ({os.cpu_count()} cores), {wall:.0f} s")
     print(f"short log: {sizes['short']} lines; long log: {sizes['long']} lines")
-    for which, col in (("done", 1), ("next", 0)):
-        print(f"\nkey press → {'last frame (key handled)' if which == 'done' else 'next frame'}, ms:")
+    for col, what in ((1, "key press → last frame (the key handled), wall ms"),
+                      (2, "key press → last frame, CPU ms of the process"),
+                      (0, "key press → next frame, wall ms")):
+        print(f"\n{what}:")
         print(f"  {'key':14} {'short med':>9} {'p95':>7} {'long med':>9} {'p95':>7}"
               f" {'ratio med':>9} {'p95':>6}")
         for k in KEYS:
-            s = [x[col] * 1000 for x in results["short"][k]]
+            sh = [x[col] * 1000 for x in results["short"][k]]
             lg = [x[col] * 1000 for x in results["long"][k]]
-            ms, ml = statistics.median(s), statistics.median(lg)
-            print(f"  {k:14} {ms:9.1f} {p95(s):7.1f} {ml:9.1f} {p95(lg):7.1f}"
-                  f" {ml / ms:8.2f}× {p95(lg) / p95(s):5.2f}×")
+            ms, ml = statistics.median(sh), statistics.median(lg)
+            print(f"  {k:14} {ms:9.1f} {p95(sh):7.1f} {ml:9.1f} {p95(lg):7.1f}"
+                  f" {ml / ms:8.2f}× {p95(lg) / p95(sh):5.2f}×")
+    print(f"\ncommand: python bench/tui_latency.py --sessions {args.sessions} --reps {args.reps} "
+          f"--lines {args.lines} --lang {args.lang}")
     return 0
 
 

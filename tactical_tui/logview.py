@@ -31,12 +31,13 @@ class LogBook:
     """One seat's whole log as the lines the log screen (`l`) shows, kept up to date as
     the seat's updates arrive (App.log_book): each entry is described once, in order
     (text.Describer follows the events: an attack's targets explain its damage), so that
-    opening the log costs nothing that grows with the game. `texts` are the lines
-    (safe.as_text), `cells` their widths in cells (-1: a line of several paragraphs)."""
+    opening the log costs nothing that grows with the game. `lines` are the lines as
+    shown (safe.plain: str, which the garbage collector does not have to walk, unlike
+    a Text), `cells` their widths in cells (-1: a line of several paragraphs)."""
 
     def __init__(self) -> None:
         self.key = None                  # (the feed's log epoch, language, card set)
-        self.texts: list[Text] = []
+        self.lines: list[str] = []
         self.cells: list[int] = []
         self.done = 0                    # entries of the feed's log described
         self._describer = None
@@ -46,31 +47,37 @@ class LogBook:
         whole log again after the feed's log was rewritten (an undo) or the language or
         card set changed. A log screen already open keeps the lists it was given."""
         from rich.cells import cell_len
-        from .safe import as_text
+        from .safe import plain
         key = (feed.epoch, app.lang, id(app.cards))
         if key != self.key or self.done > len(feed.log):
             from .text import Describer
             self.key = key
-            self.texts, self.cells, self.done = [], [], 0
+            self.lines, self.cells, self.done = [], [], 0
             self._describer = Describer(app.cards, app.lang)
         for entry in feed.log[self.done:]:
             line = app.log_line(entry, self._describer, seat=seat)
             if line:
-                text = as_text(line)
-                self.texts.append(text)
-                self.cells.append(-1 if "\n" in text.plain else cell_len(text.plain))
+                line = plain(line)                 # as safe.as_text(line) shows it
+                self.lines.append(line)
+                self.cells.append(-1 if "\n" in line else cell_len(line))
         self.done = len(feed.log)
         return self
 
 
 class FullLog(ScrollView, can_focus=True):
     """The whole log, drawn as LogView (a RichLog of Wrapped lines, min_width 20) draws
-    it — the same rows, scrolled to the end when shown — but only the lines in view are
-    broken into rows: a line's height is known from its width in cells when it fits on
-    one row (most do) and estimated from it otherwise until the line comes into view,
-    where it is broken exactly (the rows above never move: their heights are settled
-    before any row below them is drawn). Shows the first `len(texts)` lines it is given
-    (later lines appended to the lists are not shown, like a log written once)."""
+    it — the same rows, scrolled to the end when shown, and the same rows after every
+    scrolling key — but only the lines that come into view are broken into rows.
+
+    A line's height is known from its width in cells when it fits on one row (most do)
+    and estimated from it otherwise, until the line comes into view, where it is broken
+    exactly. Nothing in view moves when a height is settled: a line in view is settled
+    before it is drawn (the rows above it do not depend on it), a move up settles the
+    rows it passes over first (and keeps the rows in view where they are), the end is
+    the end of settled lines. Only the scroll bar's thumb, which counts the estimated
+    rows too, can be a row off. Shows the first `len(lines)` lines it is given (str,
+    drawn as safe.as_text draws them; later lines appended to the lists are not shown,
+    like a log written once)."""
 
     DEFAULT_CSS = """
     FullLog {
@@ -85,10 +92,10 @@ class FullLog(ScrollView, can_focus=True):
 
     MIN_WIDTH = 20                       # as LogView(min_width=20)
 
-    def __init__(self, texts: list, cells: list, keep=(), *, id: str | None = None) -> None:
+    def __init__(self, lines: list, cells: list, keep=(), *, id: str | None = None) -> None:
         super().__init__(id=id)
         from textual.cache import LRUCache
-        self.texts, self.cells, self.n = texts, cells, len(texts)
+        self.lines, self.cells, self.n = lines, cells, len(lines)
         self.keep = tuple(keep)
         self.width_ = 0                  # the width the lines are broken at (0: not yet)
         self._heights: list[int] = []
@@ -105,7 +112,7 @@ class FullLog(ScrollView, can_focus=True):
         if rows is None:
             from rich.segment import Segment
             console = self.app.console
-            segments = console.render(Wrapped(self.texts[i], self.keep),
+            segments = console.render(Wrapped(Text(self.lines[i]), self.keep),
                                       console.options.update_width(width))
             rows = [Strip(line).adjust_cell_length(width) for line in Segment.split_lines(segments)]
             rows = rows or [Strip.blank(width)]
@@ -137,7 +144,7 @@ class FullLog(ScrollView, can_focus=True):
         self.width_ = width
         cells = self.cells[:self.n]
         self._heights = [1 if 0 <= c <= width else -(-c // width) if c > 0 else
-                         self.texts[i].plain.count("\n") + 1 for i, c in enumerate(cells)]
+                         self.lines[i].count("\n") + 1 for i, c in enumerate(cells)]
         self._exact = [0 <= c <= width for c in cells]
         self._sum()
 
@@ -160,12 +167,7 @@ class FullLog(ScrollView, can_focus=True):
         self._rows.clear()
         self._layout(width)
         if at_end:                       # the last rows in view, settled from the end
-            rows, i = 0, self.n - 1
-            while i >= 0 and rows < self.scrollable_content_region.height:
-                self._settle(i)
-                rows += self._heights[i]
-                i -= 1
-            self._sum()
+            self._settle_end()
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         else:                            # the line at the top stays at the top
             self._sum()
@@ -186,6 +188,55 @@ class FullLog(ScrollView, can_focus=True):
             i += 1
         if changed:
             self._sum()
+
+    def _settle_end(self) -> None:
+        """The lines of the last rows in view settled, from the end up."""
+        rows, i = 0, self.n - 1
+        changed = False
+        while i >= 0 and rows < self.scrollable_content_region.height:
+            changed |= self._settle(i)
+            rows += self._heights[i]
+            i -= 1
+        if changed:
+            self._sum()
+
+    def _settle_above(self, top: int, rows: int) -> int:
+        """Settle the lines of the `rows` rows above row `top`; returns where the row
+        at `top` is now (lines above it changed height)."""
+        i = self.line_at(top)
+        covered = top - self._start(i)
+        shift = 0
+        while i > 0 and covered < rows:
+            i -= 1
+            before = self._heights[i]
+            if self._settle(i):
+                shift += self._heights[i] - before
+            covered += self._heights[i]
+        if shift:
+            self._sum()
+        return top + shift
+
+    def _scroll_to(self, x=None, y=None, **kw) -> bool:
+        """Every scroll comes here (keys, wheel, scroll bar, scroll_end): the end is the
+        end of settled lines; a move up by up to two pages settles the rows it passes
+        over, keeping the rows in view where they are, so that it lands as far up as
+        it would with every line broken."""
+        if y is not None and self.width_ and self.n:
+            height = self.scrollable_content_region.height
+            if y >= self.max_scroll_y:
+                self._settle_end()
+                y = self.max_scroll_y
+                kw["animate"] = False        # (an animation would aim at an older end)
+            elif 0 < y < self.scroll_y and self.scroll_y - y <= 2 * height:
+                top = round(self.scroll_y)
+                moved = top - y
+                now = self._settle_above(top, int(moved + 0.999))
+                if now != top:
+                    self.set_reactive(ScrollView.scroll_y, float(now))
+                    self.set_reactive(ScrollView.scroll_target_y, float(now))
+                    self.vertical_scrollbar.position = now
+                y = now - moved
+        return super()._scroll_to(x, y, **kw)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         self._settle_view()

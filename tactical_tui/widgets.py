@@ -465,7 +465,7 @@ class LogScreen(ModalScreen):
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
             from .logview import FullLog   # (rich.pretty and attrs, not at start-up)
-            yield FullLog(self.book.texts, self.book.cells, _keep(self.app), id="full-log")
+            yield FullLog(self.book.lines, self.book.cells, _keep(self.app), id="full-log")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
