@@ -1,18 +1,20 @@
 """How fast the battle screen answers a key when the game is long (issue 16 point 5).
 
-    python bench/tui_latency.py [--rounds 3] [--reps 8] [--lines 5000] [--lang en|ja]
+    python bench/tui_latency.py [--sessions 4] [--reps 6] [--lines 5000] [--lang en|ja]
 
 A real game at the battle, in front of a human seat: 4 seats, seat 1 human, played by
 the normal AI (seat 1 through `GameTable.hint`) from `--seed` until seat 1's first
 battle turn with an attack among its choices, written as a save file and opened by
 `TacticalApp(resume=...)` headless at 80×24 under Textual's Pilot (`App.run_test`).
 
-Two kinds of session, alternated in one run (short, long, short, long, …): the *short*
-log is that game's own log (its draft, bidding and build: a few hundred lines); for the
-*long* log, the battle events of other seeded games of AI seats are added to the table's
-log and published to the seat's view the way the table publishes every action
-(`LiveTable._publish`: `Update` → `SeatFeed.take` → the app's `_sync` → the battle
-screen), until the full log (`l`) holds `--lines` lines.
+Two kinds of session, each in a process of its own (its own heap, so that a long log's
+garbage collection is the long session's), alternated (short, long, long, short, …):
+the *short* log is that game's own log (its draft, bidding and build: about 150
+lines); for the *long* log, the battle events of other seeded games of AI seats (made
+by this parent process) are added to the table's log and published to the seat's view
+the way the table publishes every action (`LiveTable._publish`: `Update` →
+`SeatFeed.take` → the app's `_sync` → the battle screen), until the whole log (`l`)
+holds `--lines` lines.
 
 Each session presses, `--reps` times: ↓ and ↑ (the cursor in the action list), `d` (the
 highlighted attack card's details) and Escape, `l` (the whole log) and Escape. A key's
@@ -20,12 +22,13 @@ time runs from the moment Pilot hands it to the driver (as a terminal's key arri
 the frame the app paints once it has handled the key: every frame is taken where
 Textual hands the screen's `CompositorUpdate` to the terminal (`App._display`, called by
 `Screen._compositor_refresh`; headless, the bench turns the update into the terminal's
-bytes itself — `render_segments` — as a real terminal run does). Some keys take more
-than one frame (a dialog is painted, then its log once its size is known): "next" is
-the first frame after the key, "done" the last one before the app goes quiet (no frame
-for `--quiet` seconds) — the key fully handled. The bench prints, per key, the median
-and the 95th percentile (nearest rank) of "done" for each log and the ratio long/short,
-and the same for "next".
+bytes itself — `render_segments` — as a real terminal run does). Most keys take more
+than one frame (a dialog is painted, then its contents once their size is known):
+"next" is the first frame after the key, "last" the last one before the app goes quiet
+(no frame for `--quiet` seconds) — the key fully handled; the CPU time is the process's
+(`time.process_time`) from the key to that last frame, less at the mercy of other
+processes on the machine than the wall time. The bench prints, per key, the median and
+the 95th percentile (nearest rank) for each log and the ratio long/short.
 """
 
 from __future__ import annotations
@@ -112,26 +115,38 @@ def log_lines(app) -> int:
     return sum(1 for e in app.feeds[app.viewer].log if app.log_line(e, d))
 
 
-def lengthen(app, lines: int, first_seed: int = 1000) -> None:
-    """Add other games' battle events to the table's log until the viewer's whole log
-    holds `lines` lines, published to the views as the table publishes an action."""
+def long_entries(data, cards, lang: str, lines: int, first_seed: int = 1000) -> list:
+    """Battle events of other games of AI seats, enough that the saved game's whole log
+    holds `lines` lines for seat 1 (counted as App.log_line shows them). Made here, in
+    the parent process, so that the long session's process holds the log and nothing
+    else of those games (their AI's caches)."""
     from rules.events import visible
+    from tactical_tui.app import TacticalApp
+    from tactical_tui.table import GameTable
     from tactical_tui.text import Describer
-    live, seat = app.live, app.viewer
-    need = lines - log_lines(app)
-    d = Describer(app.cards, app.lang)
+    app = TacticalApp(lang=lang, cards=cards, autosave=False)      # (not run: log_line)
+    d = Describer(cards, lang)
+    table = GameTable.from_save(data, cards, "bench")
+    need = lines - sum(1 for e in table.log
+                       if (e.event is None or visible(e.event, 0)) and app.log_line(e, d))
     extra: list = []
     seed = first_seed
     while need > 0:
-        for e in battle_entries(seed, app.cards):
-            shown = e.event is None or visible(e.event, seat)
-            if shown and app.log_line(e, d):
+        for e in battle_entries(seed, cards):
+            if (e.event is None or visible(e.event, 0)) and app.log_line(e, d):
                 if need == 0:
                     break
                 need -= 1
             extra.append(e)
         seed += 1
-    for i in range(0, len(extra), 40):        # in pieces, as actions publish them
+    return extra
+
+
+def lengthen(app, extra: list) -> None:
+    """Add `extra` log entries to the table's log, published to the views as the table
+    publishes an action's events (`LiveTable._publish`), in pieces."""
+    live = app.live
+    for i in range(0, len(extra), 40):
         chunk = extra[i:i + 40]
         live.game.log.extend(chunk)
         live._publish(chunk)
@@ -161,9 +176,9 @@ async def timed(pilot, key: str, wait: float) -> tuple[float, float, float]:
     return FRAMES[n] - t0, FRAMES[-1] - t0, CPU[-1] - c0
 
 
-async def battle_app(save_path: Path, lang: str, long: bool, lines: int, stack, wait: float):
+async def battle_app(save_path: Path, lang: str, extra, stack, wait: float):
     """An app on the battle screen of the saved game, seat 1 to act (its log lengthened
-    to `lines` lines if `long`), with its Pilot; the app runs until `stack` closes."""
+    by the entries `extra`, if given), with its Pilot; the app runs until `stack` closes."""
     from tactical_tui.app import TacticalApp
     from tactical_tui.screens import BattleScreen
     app = TacticalApp(lang=lang, ai_delay=0.0, resume=str(save_path), autosave=False)
@@ -174,8 +189,8 @@ async def battle_app(save_path: Path, lang: str, long: bool, lines: int, stack, 
             break
     else:
         raise SystemExit("the battle screen did not come up")
-    if long:
-        lengthen(app, lines)
+    if extra:
+        lengthen(app, extra)
     app.clear_notifications()
     await quiet(pilot, 0, time.perf_counter(), wait)
     return app, pilot
@@ -198,13 +213,17 @@ async def press_keys(app, pilot, wait: float, out: dict) -> None:
         raise SystemExit("the keys did not leave the battle screen as they found it")
 
 
-async def child(save_path: Path, lang: str, long: bool, lines: int, reps: int, wait: float
-                ) -> dict:
+async def child(save_path: Path, lang: str, long: bool, reps: int, wait: float) -> dict:
     """One app (one log) in this process: its keys pressed `reps` times."""
+    import pickle
     from contextlib import AsyncExitStack
+    extra = None
+    if long:                   # the bench's own file, written by the parent just before
+        extra = pickle.loads((save_path.parent / "extra.pickle").read_bytes())
     out: dict = {k: [] for k in KEYS}
     async with AsyncExitStack() as stack:
-        app, pilot = await battle_app(save_path, lang, long, lines, stack, wait)
+        app, pilot = await battle_app(save_path, lang, extra, stack, wait)
+        del extra
         size = log_lines(app)
         for _ in range(reps):
             await press_keys(app, pilot, wait, out)
@@ -217,8 +236,7 @@ def run_child(args, save: Path, kind: str) -> dict:
     import json
     import subprocess
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--save", str(save),
-           "--reps", str(args.reps), "--lines", str(args.lines), "--lang", args.lang,
-           "--quiet", str(args.quiet)]
+           "--reps", str(args.reps), "--lang", args.lang, "--quiet", str(args.quiet)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"the {kind} session failed:\n{done.stderr}")
@@ -246,7 +264,7 @@ def main() -> int:
     if args.child:
         import json
         print(json.dumps(asyncio.run(child(Path(args.save), args.lang, args.child == "long",
-                                           args.lines, args.reps, args.quiet))))
+                                           args.reps, args.quiet))))
         return 0
     from tactical_tui.cardcache import default_cards
     from tactical_tui.saves import to_json
@@ -259,6 +277,8 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="tactical-bench-"))
     save = folder / "battle.json"
     save.write_text(to_json(data), encoding="utf-8")
+    import pickle
+    (folder / "extra.pickle").write_bytes(pickle.dumps(long_entries(data, cards, args.lang, args.lines)))
     load0 = os.getloadavg()[0]
     wall0 = time.perf_counter()
     results = {kind: {k: [] for k in KEYS} for kind in ("short", "long")}
