@@ -399,6 +399,7 @@ class TacticalApp(App):
         if live is not self.live:
             return
         self.feeds[seat].take(update)
+        self.log_book(seat)                  # the log screen's lines, described as they come
         if seat == min(self.feeds):
             self._collect(update)
         self._check_save()
@@ -580,10 +581,11 @@ class TacticalApp(App):
         self.notify(t("replay.saved", self.lang, path=str(path)), timeout=10)
 
     # ------------------------------------------------------------------ log & modals
-    def log_line(self, entry: LogEntry, d: Optional[Describer] = None) -> Optional[str]:
-        """`entry` as a line of the log. `d` follows the events in order (an attack's
-        targets and chip total explain its damage): one for the live log, a new one for
-        each replay of the log."""
+    def log_line(self, entry: LogEntry, d: Optional[Describer] = None,
+                 seat: Optional[int] = None) -> Optional[str]:
+        """`entry` as a line of the log of `seat` (the viewer's by default). `d` follows
+        the events in order (an attack's targets and chip total explain its damage): one
+        for the live log, a new one for each replay of the log."""
         from rules.events import visible
         if d is None:
             from .text import Describer
@@ -591,7 +593,7 @@ class TacticalApp(App):
             if d is None or d.lang != self.lang or d.cards is not self.cards:
                 d = self._live = Describer(self.cards, self.lang)
         if entry.event is not None:
-            if not visible(entry.event, self.viewer):
+            if not visible(entry.event, self.viewer if seat is None else seat):
                 return None
             return d.describe(entry.event)
         if entry.reason is not None:
@@ -619,13 +621,20 @@ class TacticalApp(App):
         self.push_screen(localized(TextScreen, self.lang)(title, lines_text(lines)),
                          lambda _: self.call_later(self._sync))
 
+    def log_book(self, seat: int):
+        """The whole log of `seat`'s view as lines (logview.LogBook), brought up to date:
+        only the entries received since the last call are described."""
+        feed = self.feeds[seat]
+        if feed.book is None:
+            from .logview import LogBook
+            feed.book = LogBook()
+        return feed.book.catch_up(feed, self, seat)
+
     def action_show_log(self) -> None:
         if self.live is None:
             return
-        from .text import Describer
-        d = Describer(self.cards, self.lang)
-        lines = [x for x in (self.log_line(e, d) for e in self.feeds[self.viewer].log) if x]
-        self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), lines),
+        book = self.log_book(self.viewer)
+        self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), book),
                          lambda _: self.call_later(self._sync))
 
     def action_help(self) -> None:
