@@ -38,7 +38,7 @@ from .events import (Appraised, AuctionUsed, BidCardChosen, BidPlaced, BidRoundS
                      StartSeatChosen, TargetsDiscarded, TargetsRevealed, TargetUnsold,
                      TargetWon)
 from .state import (BID_ROUNDS, DRAFT_HAND_SIZE, BiddingState, Bid, Config, GameState, Phase,
-                    SeatState, evolve)
+                    SeatState, changer, evolve)
 
 Events = list[Event]
 
@@ -174,15 +174,29 @@ def _memo(state: GameState) -> tuple[GameState, Decision, dict]:
 
 
 def _pending(state: GameState) -> Decision:
-    n = state.players
-    if state.phase == Phase.DRAFT:
-        return Decision("draft_pick", tuple([i for i in range(n)
-                                             if state.seats[i].draft_choice is None]))
-    if state.phase == Phase.BIDDING:
+    phase = state.phase
+    if phase == Phase.BUILD:
+        # Decisions are values: one object per set of confirmed seats (issue 16).
+        confirmed = tuple([s.confirmed for s in state.seats])
+        got = _BUILD_DECISIONS.get(confirmed)
+        if got is None:
+            n = len(confirmed)
+            if len(_BUILD_DECISIONS) >= 256:
+                _BUILD_DECISIONS.clear()
+            got = _BUILD_DECISIONS[confirmed] = Decision(
+                "build", tuple([i for i in range(n) if not confirmed[i]]),
+                tuple([i for i in range(n) if confirmed[i]]))
+        return got
+    if phase == Phase.BATTLE:
+        return _decision(B.pending_battle(state))
+    if phase == Phase.DRAFT:
+        return _decision(("draft_pick", tuple([i for i, s in enumerate(state.seats)
+                                               if s.draft_choice is None])))
+    if phase == Phase.BIDDING:
         b = state.bidding
         assert b is not None
         if b.step == "bid":
-            return Decision("bid", (b.turn,))
+            return _decision(("bid", (b.turn,)))
         if b.step == "auction":
             return Decision("auction", _auction_seats(state))
         if b.step == "payment":
@@ -191,17 +205,24 @@ def _pending(state: GameState) -> Decision:
             return Decision("payment", (res.winner,))
         if b.step == "appraisal":
             return Decision("appraisal", _trait_seats(state, "appraisal"))
-    if state.phase == Phase.BUILD:
-        confirmed = [s.confirmed for s in state.seats]
-        return Decision("build", tuple([i for i in range(n) if not confirmed[i]]),
-                        tuple([i for i in range(n) if confirmed[i]]))
-    if state.phase == Phase.REVEAL:
+    if phase == Phase.REVEAL:
         assert state.reveal_seat is not None
         return Decision("reveal_fix", (state.reveal_seat,))
-    if state.phase == Phase.BATTLE:
-        kind, seats = B.pending_battle(state)
-        return Decision(kind, seats)
     return Decision("over", ())
+
+
+def _decision(kind_seats: tuple[str, tuple[int, ...]]) -> Decision:
+    """The Decision (kind, seats): decisions are values, one object serves every state."""
+    got = _DECISIONS.get(kind_seats)
+    if got is None:
+        if len(_DECISIONS) >= 1024:
+            _DECISIONS.clear()
+        got = _DECISIONS[kind_seats] = Decision(*kind_seats)
+    return got
+
+
+_DECISIONS: dict[tuple[str, tuple[int, ...]], Decision] = {}
+_BUILD_DECISIONS: dict[tuple[bool, ...], Decision] = {}
 
 
 def _trait_seats(state: GameState, kind: str) -> tuple[int, ...]:
@@ -789,18 +810,45 @@ def _apply_race(state: GameState, a: ChooseRace, events: Events) -> GameState:
 def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
     """§5-4: move a card between unused (the hand), equipped and materialized. Nothing is
     public until every seat has confirmed."""
-    s = state.seats[a.seat]
+    i = a.seat
+    s = state.seats[i]
     c = a.card
-    hand, equipped, materialized = (_without(s.hand, c), _without(s.equipped, c),
-                                    _without(s.materialized, c))
-    if a.to == "unused":
+    hand, equipped, materialized = s.hand, s.equipped, s.materialized
+    if c in hand:                   # `_without` of each zone, written out (issue 16)
+        k = hand.index(c)
+        hand = hand[:k] + hand[k + 1:]
+    if c in equipped:
+        k = equipped.index(c)
+        equipped = equipped[:k] + equipped[k + 1:]
+    if c in materialized:
+        k = materialized.index(c)
+        materialized = materialized[:k] + materialized[k + 1:]
+    to = a.to
+    if to == "unused":
         hand += (c,)
-    elif a.to == "equip":
+    elif to == "equip":
         equipped += (c,)
     else:
         materialized += (c,)
-    events.append(CardAssigned(a.seat, c, a.to))
-    return state.with_seat(a.seat, hand=hand, equipped=equipped, materialized=materialized)
+    events.append(CardAssigned(i, c, to))
+    seats = list(state.seats)
+    seats[i] = (_ZONES or _zones())(s, hand, equipped, materialized)
+    return (_SEATS or _seats())(state, tuple(seats))
+
+
+_ZONES = _SEATS = None       # `changer`s, written on first use
+
+
+def _zones():
+    global _ZONES
+    _ZONES = changer(SeatState, ("hand", "equipped", "materialized"))
+    return _ZONES
+
+
+def _seats():
+    global _SEATS
+    _SEATS = changer(GameState, ("seats",))
+    return _SEATS
 
 
 def _without(t: tuple, c: str) -> tuple:
