@@ -20,9 +20,20 @@ from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDr
                      GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
                      SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TurnEnded,
                      TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
-from .state import Active, Attack, BattleState, GameState, Phase, Turn, evolve
+from .state import CHANGE, Active, Attack, BattleState, Changers, GameState, Phase, SeatState, Turn, evolve
 
 Events = list[Event]
+
+# Hot updates of the battle (issue 16): `changer`s, each written on first use.
+_CH = Changers(attack=(BattleState, ("attack",)), turn=(BattleState, ("turn",)),
+               next_turn=(BattleState, ("round", "attack", "turn")),
+               queue=(BattleState, ("counter_queue",)),
+               queue_attack=(BattleState, ("counter_queue", "attack")),
+               after=(BattleState, ("attack", "countered", "blocked")),
+               resolved=(BattleState, ("attack", "counter_queue", "countered", "blocked")),
+               moves=(Turn, ("moves",)), rested=(Turn, ("rested",)),
+               attacked=(Turn, ("attacked",)), area=(SeatState, ("area",)),
+               stage=(Attack, ("stage",)))
 
 MAX_HP = 6
 VP_TO_WIN = 5
@@ -241,7 +252,7 @@ def _begin_turn(state: GameState, seat: int, events: Events, fresh: bool = False
     for its actions or — with no attack card equipped — end the turn at once (§6)."""
     b = state.battle
     if not fresh:                   # `fresh`: the battle already holds Turn(seat)
-        state = evolve(state, battle=evolve(b, turn=Turn(seat)))
+        state = CHANGE["battle"](state, _CH["turn"](b, _TURN[seat]))
     s = state.seats[seat]
     ending = tuple(a for a in s.active if a.until == "next_turn_start")
     if ending:
@@ -279,7 +290,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
             top = max(x.vp for x in state.seats)
             winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
             return _game_over(state, winners, "round_limit", events)
-    state = evolve(state, battle=evolve(b, round=rnd, attack=None, turn=Turn(state.order[idx])))
+    state = CHANGE["battle"](state, _CH["next_turn"](b, rnd, None, _TURN[state.order[idx]]))
     return _begin_turn(state, state.order[idx], events, fresh=True)
 
 
@@ -448,6 +459,9 @@ def legal_turn(state: GameState, seat: int) -> list:
     out.append(_END_TURN[seat])
     return out
 
+
+# A turn just begun, per seat: values, one object serves every state (issue 16).
+_TURN = tuple(Turn(seat) for seat in range(5))
 
 # Actions are values: one object per seat (Config: at most 5 seats) serves every list.
 _MOVES = tuple((Move(seat, +1), Move(seat, -1)) for seat in range(5))
@@ -823,10 +837,10 @@ def apply_move(state: GameState, a: Move, events: Events) -> GameState:
     to = step_area(s.area, a.step)
     events.append(Moved(a.seat, s.area, to))
     seats = list(state.seats)
-    seats[a.seat] = evolve(s, area=to)
+    seats[a.seat] = _CH["area"](s, to)
     b = state.battle
-    state = evolve(state, seats=tuple(seats),
-                   battle=evolve(b, turn=evolve(b.turn, moves=b.turn.moves + 1)))
+    state = CHANGE["seats_battle"](state, tuple(seats),
+                                   _CH["turn"](b, _CH["moves"](b.turn, b.turn.moves + 1)))
     return _after_action(state, events)
 
 
@@ -837,7 +851,7 @@ def apply_rest(state: GameState, a: Rest, events: Events) -> GameState:
     state = state.with_seat(a.seat, mana=mana)
     events.append(Rested(a.seat, mana))
     b = state.battle
-    state = evolve(state, battle=evolve(b, turn=evolve(b.turn, rested=True)))
+    state = CHANGE["battle"](state, _CH["turn"](b, _CH["rested"](b.turn, True)))
     return _end_turn(state, "rest", events)
 
 
@@ -875,16 +889,16 @@ def apply_start_attack(state: GameState, a: StartAttack | StartCounter, events: 
                  skills=((a.card, a.skill),) if a.skill is not None else ())
     if counter:
         atk = evolve(atk, targets=(target,))
-        b = evolve(b, counter_queue=b.counter_queue[1:])
+        b = _CH["queue_attack"](b, b.counter_queue[1:], atk)
     else:
-        b = evolve(b, turn=evolve(b.turn, attacked=True))
-    state = evolve(state, battle=evolve(b, attack=atk))
+        b = evolve(b, turn=_CH["attacked"](b.turn, True), attack=atk)
+    state = CHANGE["battle"](state, b)
     return _skills_stage(state, events)
 
 
 def _set_attack(state: GameState, **changes) -> GameState:
     b = state.battle
-    return evolve(state, battle=evolve(b, attack=evolve(b.attack, **changes)))
+    return CHANGE["battle"](state, _CH["attack"](b, evolve(b.attack, **changes)))
 
 
 def _skills_stage(state: GameState, events: Events) -> GameState:
@@ -1199,16 +1213,16 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
     if state.seats[attacker].vp >= VP_TO_WIN:      # §6 アタック 12 — after all damage
         return _game_over(state, (attacker,), "vp", events)
     b = state.battle
-    done = evolve(atk, stage="done")
+    done = _CH["stage"](atk, "done")
     if not atk.counter:
         stopped = _counter_blocked(state, atk, crit_targets)
         blocked = bool(stopped)
         queue = tuple(t for t in _defense_order(state, atk)
                       if not state.seats[t].knocked_out and t not in stopped)
-        b = evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
+        b = _CH["resolved"](b, done, queue, attacker, blocked)
     else:
-        b = evolve(b, attack=done)
-    state = evolve(state, battle=b)
+        b = _CH["attack"](b, done)
+    state = CHANGE["battle"](state, b)
     return _next_counter(state, events)
 
 
@@ -1234,11 +1248,10 @@ def _next_counter(state: GameState, events: Events) -> GameState:
     queue = b.counter_queue
     while queue and not _counter_options(state, queue[0]):
         queue = queue[1:]
-    state = evolve(state, battle=evolve(b, counter_queue=queue))
+    state = CHANGE["battle"](state, _CH["queue"](b, queue))
     if queue:
         return state
-    state = evolve(state, battle=evolve(state.battle, attack=None, countered=None,
-                                                    blocked=False))
+    state = CHANGE["battle"](state, _CH["after"](state.battle, None, None, False))
     turn_seat = state.battle.turn.seat
     if state.seats[turn_seat].knocked_out:
         return _end_turn(state, "knocked_out", events)
@@ -1248,7 +1261,7 @@ def _next_counter(state: GameState, events: Events) -> GameState:
 def apply_counter_decline(state: GameState, a: Decline, events: Events) -> GameState:
     events.append(CounterDeclined(a.seat))
     b = state.battle
-    state = evolve(state, battle=evolve(b, counter_queue=b.counter_queue[1:]))
+    state = CHANGE["battle"](state, _CH["queue"](b, b.counter_queue[1:]))
     return _next_counter(state, events)
 
 

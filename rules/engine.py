@@ -38,7 +38,7 @@ from .events import (Appraised, AuctionUsed, BidCardChosen, BidPlaced, BidRoundS
                      StartSeatChosen, TargetsDiscarded, TargetsRevealed, TargetUnsold,
                      TargetWon)
 from .state import (BID_ROUNDS, DRAFT_HAND_SIZE, BiddingState, Bid, Config, GameState, Phase,
-                    SeatState, changer, evolve)
+                    SeatState, CHANGE, Changers, evolve)
 
 Events = list[Event]
 
@@ -599,9 +599,9 @@ def _apply_pick(state: GameState, a: Pick, events: Events) -> GameState:
     n = state.players
     left = [_without(s.hand, s.draft_choice) for s in state.seats]
     # Hands pass clockwise: seat i receives the hand of seat i-1.
-    state = evolve(state, seats=tuple(
-        evolve(s, picks=s.picks + (s.draft_choice,), draft_choice=None, hand=left[(i - 1) % n])
-        for i, s in enumerate(state.seats)))
+    state = CHANGE["seats"](state, tuple([
+        _CH["pick"](s, s.picks + (s.draft_choice,), None, left[(i - 1) % n])
+        for i, s in enumerate(state.seats)]))
     remaining = len(state.seats[0].hand)
     events.append(HandsPassed(remaining))
     if remaining == 1:
@@ -628,7 +628,7 @@ def _next_turn(state: GameState) -> GameState:
     for k in range(1, n + 1):
         s = (b.turn + k) % n
         if not b.passed[s]:
-            return evolve(state, bidding=evolve(b, turn=s))
+            return CHANGE["bidding"](state, _CH["turn"](b, s))
     return state
 
 
@@ -637,25 +637,25 @@ def _apply_bid(state: GameState, a: PlaceBid, events: Events) -> GameState:
     2nd bid passes automatically; both may go on one target."""
     b = state.bidding
     seats = list(state.seats)
-    seats[a.seat] = evolve(seats[a.seat], hand=_without(seats[a.seat].hand, a.card))
+    seats[a.seat] = _CH["hand"](seats[a.seat], _without(seats[a.seat].hand, a.card))
     value = state.cards.card(a.card).bid
     bids = b.bids + (Bid(a.seat, a.target, a.card, value),)
     events.append(BidPlaced(a.seat, a.target))
     events.append(BidCardChosen(a.seat, a.target, a.card))
     if sum(1 for x in bids if x.seat == a.seat) >= 2:
-        b = evolve(b, bids=bids, passed=_set(b.passed, a.seat, True))
+        b = _CH["bids_passed"](b, bids, _set(b.passed, a.seat, True))
         events.append(Passed(a.seat, auto=True))
     else:
-        b = evolve(b, bids=bids)
-    return _after_bid_turn(evolve(state, seats=tuple(seats), bidding=b), events)
+        b = _CH["bids"](b, bids)
+    return _after_bid_turn(CHANGE["seats_bidding"](state, tuple(seats), b), events)
 
 
 def _apply_pass(state: GameState, a: Pass, events: Events) -> GameState:
     """§5-3: a pass is final for this bid round."""
     b = state.bidding
     events.append(Passed(a.seat))
-    b = evolve(b, passed=_set(b.passed, a.seat, True))
-    return _after_bid_turn(evolve(state, bidding=b), events)
+    b = _CH["passed"](b, _set(b.passed, a.seat, True))
+    return _after_bid_turn(CHANGE["bidding"](state, b), events)
 
 
 def _after_bid_turn(state: GameState, events: Events) -> GameState:
@@ -832,23 +832,16 @@ def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
         materialized += (c,)
     events.append(CardAssigned(i, c, to))
     seats = list(state.seats)
-    seats[i] = (_ZONES or _zones())(s, hand, equipped, materialized)
-    return (_SEATS or _seats())(state, tuple(seats))
+    seats[i] = _CH["zones"](s, hand, equipped, materialized)
+    return CHANGE["seats"](state, tuple(seats))
 
 
-_ZONES = _SEATS = None       # `changer`s, written on first use
-
-
-def _zones():
-    global _ZONES
-    _ZONES = changer(SeatState, ("hand", "equipped", "materialized"))
-    return _ZONES
-
-
-def _seats():
-    global _SEATS
-    _SEATS = changer(GameState, ("seats",))
-    return _SEATS
+# Hot updates (issue 16): `changer`s, each written on first use.
+_CH = Changers(zones=(SeatState, ("hand", "equipped", "materialized")),
+               hand=(SeatState, ("hand",)), turn=(BiddingState, ("turn",)),
+               bids=(BiddingState, ("bids",)), bids_passed=(BiddingState, ("bids", "passed")),
+               passed=(BiddingState, ("passed",)),
+               pick=(SeatState, ("picks", "draft_choice", "hand")))
 
 
 def _without(t: tuple, c: str) -> tuple:

@@ -203,7 +203,7 @@ class GameState(_Value):
     def with_seat(self, i: int, **changes) -> "GameState":
         seats = list(self.seats)
         seats[i] = (_REPLACE.get(SeatState) or _replacer(SeatState))(seats[i], **changes)
-        return (_SET_SEATS or _set_seats())(self, tuple(seats))
+        return CHANGE["seats"](self, tuple(seats))
 
 
 # --------------------------------------------------------------------- fast evolve (issue 16)
@@ -294,13 +294,26 @@ def changer(cls: type, changed: tuple[str, ...]):
     return namespace["change"]
 
 
-_SET_SEATS = None
+class Changers(dict):
+    """name -> `changer(cls, fields)`, each written on first use (nothing at import):
+
+        CHANGE = Changers(battle=(GameState, ("battle",)))
+        CHANGE["battle"](state, new_battle)
+    """
+
+    def __init__(self, **specs: tuple[type, tuple[str, ...]]) -> None:
+        super().__init__()
+        self.specs = specs
+
+    def __missing__(self, name: str):
+        made = self[name] = changer(*self.specs[name])
+        return made
 
 
-def _set_seats():
-    global _SET_SEATS
-    _SET_SEATS = changer(GameState, ("seats",))
-    return _SET_SEATS
+CHANGE = Changers(seats=(GameState, ("seats",)), battle=(GameState, ("battle",)),
+                  rng=(GameState, ("rng",)), bidding=(GameState, ("bidding",)),
+                  seats_battle=(GameState, ("seats", "battle")),
+                  seats_bidding=(GameState, ("seats", "bidding")))
 
 
 _FAST = (SeatState, Active, Bid, BiddingState, Attack, Turn, BattleState, Script, GameState)
