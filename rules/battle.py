@@ -402,8 +402,12 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
         ts = state.seats[_countered(state)]
         where = None if ts.knocked_out or ts.area is None else distance(s.area, ts.area)
     else:                           # which ranges have somebody in their attack area
-        ds = {distance(s.area, state.seats[i].area) for i in _targetable(state, seat)}
-        where = tuple(any(lo <= d <= hi for d in ds) for lo, hi in RANGE_AREA.values())
+        here, mask = s.area, 0      # mask: bit d set = a target at distance d (0..3)
+        for i, t in enumerate(state.seats):
+            if i != seat and t.entered and not t.knocked_out and t.area is not None:
+                d = (here - t.area) % AREAS             # `distance`, written out
+                mask |= 1 << (AREAS - d if d > AREAS - d else d)
+        where = _REACH[mask]
     key = (state.cards, seat, s.race, s.equipped, s.mana, counter, where)
     got = _STARTS.get(key)
     if got is None:
@@ -414,6 +418,10 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
 
 
 _STARTS: dict[tuple, tuple] = {}
+# Per mask of the distances (0..3) at which targets stand: per range of RANGE_AREA, is
+# one of them in its attack area.
+_REACH = tuple(tuple(any(lo <= d <= hi for d in range(4) if mask >> d & 1)
+                     for lo, hi in RANGE_AREA.values()) for mask in range(16))
 
 
 def _starts_of(state: GameState, seat: int, counter: bool) -> list:
