@@ -398,17 +398,8 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
     s = state.seats[seat]
     if s.area is None:
         return _starts_of(state, seat, counter)
-    if counter:
-        ts = state.seats[_countered(state)]
-        where = None if ts.knocked_out or ts.area is None else distance(s.area, ts.area)
-    else:                           # which ranges have somebody in their attack area
-        here, mask = s.area, 0      # mask: bit d set = a target at distance d (0..3)
-        for i, t in enumerate(state.seats):
-            if i != seat and t.entered and not t.knocked_out and t.area is not None:
-                d = (here - t.area) % AREAS             # `distance`, written out
-                mask |= 1 << (AREAS - d if d > AREAS - d else d)
-        where = _REACH[mask]
-    key = (state.cards, seat, s.race, s.equipped, s.mana, counter, where)
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, counter,
+           _where(state, seat, counter))
     got = _STARTS.get(key)
     if got is None:
         if len(_STARTS) >= 20_000:
@@ -418,6 +409,24 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
 
 
 _STARTS: dict[tuple, tuple] = {}
+
+
+def _where(state: GameState, seat: int, counter: bool):
+    """What `_range_fits` reads of where the seats stand (the seat on the field): for a
+    counter, the distance to the seat countered (None when it is off the field); for an
+    attack, per range of RANGE_AREA whether somebody is in its attack area."""
+    here = state.seats[seat].area
+    if counter:
+        ts = state.seats[_countered(state)]
+        return None if ts.knocked_out or ts.area is None else distance(here, ts.area)
+    mask = 0                        # bit d set: a target at distance d (0..3)
+    for i, t in enumerate(state.seats):
+        if i != seat and t.entered and not t.knocked_out and t.area is not None:
+            d = (here - t.area) % AREAS                 # `distance`, written out
+            mask |= 1 << (AREAS - d if d > AREAS - d else d)
+    return _REACH[mask]
+
+
 # Per mask of the distances (0..3) at which targets stand: per range of RANGE_AREA, is
 # one of them in its attack area.
 _REACH = tuple(tuple(any(lo <= d <= hi for d in range(4) if mask >> d & 1)
@@ -482,7 +491,29 @@ def legal_skills(state: GameState, seat: int) -> list:
     """§6 アタック 2–3 / カウンターの処理 1: declare skills of the attack's card and of
     defense cards (the range skill too, if the attack began with the card alone) while a
     usable set stays reachable; Done once a range skill is declared and the whole set is
-    payable — the mana of all is then paid at once."""
+    payable — the mana of all is then paid at once.
+
+    It depends on the seat's build, guild trait and mana, the attack's card and declared
+    skills, and where the seats stand as far as `_range_fits` reads it (`_where`):
+    memoised by those values (issue 16)."""
+    a = state.battle.attack
+    s = state.seats[seat]
+    if s.area is None:
+        return _legal_skills(state, seat)
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, a.card,
+           a.counter, a.skills, a.range_skill, _where(state, seat, a.counter))
+    got = _SKILL_LISTS.get(key)
+    if got is None:
+        if len(_SKILL_LISTS) >= 20_000:
+            _SKILL_LISTS.clear()
+        got = _SKILL_LISTS[key] = tuple(_legal_skills(state, seat))
+    return list(got)
+
+
+_SKILL_LISTS: dict[tuple, tuple] = {}
+
+
+def _legal_skills(state: GameState, seat: int) -> list:
     a = state.battle.attack
     opts = attack_skills(state, seat, a.card, a.counter)
     budget = state.seats[seat].mana
@@ -538,9 +569,25 @@ def legal_targets(state: GameState, seat: int) -> list:
 
 
 def legal_defense(state: GameState, seat: int) -> list:
-    """§6 防御スキル: a target declares skills of "when attacked" timing."""
+    """§6 防御スキル: a target declares skills of "when attacked" timing. It depends on the
+    seat's build, guild trait and mana and on what it has declared: memoised by those
+    values (issue 16)."""
     a = state.battle.attack
-    mine = tuple((c, s) for d, c, s in a.defense if d == seat)
+    mine = tuple([(c, s) for d, c, s in a.defense if d == seat])
+    s = state.seats[seat]
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, mine)
+    got = _DEFENSE_LISTS.get(key)
+    if got is None:
+        if len(_DEFENSE_LISTS) >= 20_000:
+            _DEFENSE_LISTS.clear()
+        got = _DEFENSE_LISTS[key] = tuple(_legal_defense(state, seat, mine))
+    return list(got)
+
+
+_DEFENSE_LISTS: dict[tuple, tuple] = {}
+
+
+def _legal_defense(state: GameState, seat: int, mine: tuple) -> list:
     budget = state.seats[seat].mana
     opts = skills_of(state, seat, ("defend",))
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
