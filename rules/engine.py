@@ -419,8 +419,26 @@ def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
     if not _is_legal(state, action):
         raise refusal(state, action).error()
     events: Events = []
-    new = _APPLY[type(action)](state, action, events)
+    kind = type(action)
+    new = _APPLY[kind](state, action, events)
+    if kind is Assign or kind is ChooseRace:
+        _carry_build(state, new, action.seat)
     return new, events
+
+
+def _carry_build(state: GameState, new: GameState, s: int) -> None:
+    """After a build step of seat `s` (§5-4 Assign or ChooseRace: nobody's confirmation
+    changes), the new state's pending decision is the old one and every other seat's
+    legal list is unchanged (`_legal_build` reads that seat alone): the memo of the new
+    state starts with them (issue 16)."""
+    m = _MEMO.get(id(state))
+    if m is None or m[0] is not state:
+        return
+    per_seat = m[2].copy()
+    per_seat.pop(s, None)
+    if len(_MEMO) >= _MEMO_SIZE:
+        _MEMO.clear()
+    _MEMO[id(new)] = (new, m[1], per_seat)
 
 
 def _is_legal(state: GameState, action: Action) -> bool:
@@ -830,12 +848,20 @@ def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
         equipped += (c,)
     else:
         materialized += (c,)
-    events.append(CardAssigned(i, c, to))
+    got = _ASSIGNED.get(id(a))          # events are values: one per action object
+    if got is None or got[0] is not a:
+        if len(_ASSIGNED) >= 5_000:
+            _ASSIGNED.clear()
+        got = _ASSIGNED[id(a)] = (a, CardAssigned(i, c, to))
+    events.append(got[1])
     seats = list(state.seats)
     seats[i] = _CH["zones"](s, hand, equipped, materialized)
     return CHANGE["seats"](state, tuple(seats))
 
 
+# Per Assign object (the engine's own, listed again and again): (it, its event). Keyed by
+# identity; an entry holds its action, so the id is not reused while it is kept.
+_ASSIGNED: dict[int, tuple[Assign, CardAssigned]] = {}
 # Hot updates (issue 16): `changer`s, each written on first use.
 _CH = Changers(zones=(SeatState, ("hand", "equipped", "materialized")),
                hand=(SeatState, ("hand",)), turn=(BiddingState, ("turn",)),
