@@ -254,7 +254,7 @@ def _begin_turn(state: GameState, seat: int, events: Events, fresh: bool = False
     if not fresh:                   # `fresh`: the battle already holds Turn(seat)
         state = CHANGE["battle"](state, _CH["turn"](b, _TURN[seat]))
     s = state.seats[seat]
-    ending = tuple(a for a in s.active if a.until == "next_turn_start")
+    ending = tuple(a for a in s.active if a.until == "next_turn_start") if s.active else ()
     if ending:
         for a in ending:
             events.append(SkillEnded(seat, a.card, a.skill))
@@ -276,7 +276,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
     b = state.battle
     seat = b.turn.seat
     s = state.seats[seat]
-    ending = tuple(a for a in s.active if a.until == "turn_end")
+    ending = tuple(a for a in s.active if a.until == "turn_end") if s.active else ()
     for a in ending:
         events.append(SkillEnded(seat, a.card, a.skill))
     if ending:
@@ -456,7 +456,29 @@ def _may_attack_after_move(state: GameState, seat: int) -> bool:
 
 def legal_turn(state: GameState, seat: int) -> list:
     """§6 手番: up to 2 actions — moves ≤ 2, one attack, rest alone; no attack after a move
-    unless a move-then-attack skill is in effect."""
+    unless a move-then-attack skill is in effect.
+
+    It depends on the turn so far, the seat's build, guild trait, mana and continuous
+    skills in effect, and where the seats stand as far as the attack starts read it
+    (`_where`): memoised by those values (issue 16)."""
+    t = state.battle.turn
+    s = state.seats[seat]
+    if s.area is None:
+        return _legal_turn(state, seat)
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, s.active,
+           t.moves, t.attacked, t.rested, _where(state, seat, False))
+    got = _TURN_LISTS.get(key)
+    if got is None:
+        if len(_TURN_LISTS) >= 20_000:
+            _TURN_LISTS.clear()
+        got = _TURN_LISTS[key] = tuple(_legal_turn(state, seat))
+    return list(got)
+
+
+_TURN_LISTS: dict[tuple, tuple] = {}
+
+
+def _legal_turn(state: GameState, seat: int) -> list:
     t = state.battle.turn
     s = state.seats[seat]
     out: list = []
