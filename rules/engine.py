@@ -295,13 +295,20 @@ def _legal_bid(state: GameState, s: int) -> list[Action]:
         on = made.get(t)                # actions are values: one object serves every list
         if on is None:
             on = made[t] = {}
-        for c in cards:
-            a = on.get(c)
-            if a is None:
-                a = on[c] = PlaceBid(s, t, c)
-            out.append(a)
-    out.append(Pass(s))
+        n = len(out)
+        try:
+            out.extend(map(on.__getitem__, cards))
+        except KeyError:                # a card's first bid on this target: make them all
+            del out[n:]                 # (what extend had listed of this target)
+            for c in cards:
+                if c not in on:
+                    on[c] = PlaceBid(s, t, c)
+            out.extend(map(on.__getitem__, cards))
+    out.append(_PASS[s] if s < len(_PASS) else Pass(s))
     return out
+
+
+_PASS = tuple(Pass(s) for s in range(5))
 
 
 _BIDS: dict[int, dict[str, dict[str, PlaceBid]]] = {}
@@ -717,10 +724,12 @@ def _results(state: GameState) -> list[TargetResult]:
     return [resolve_target(t, b.bids) for t in b.current]
 
 
-def _next_payment(state: GameState) -> Optional[TargetResult]:
-    """The next won target whose winner must choose between different equal-value cards."""
+def _next_payment(state: GameState, results: Optional[list[TargetResult]] = None
+                  ) -> Optional[TargetResult]:
+    """The next won target whose winner must choose between different equal-value cards
+    (`results`: `_results(state)`, when worked out already)."""
     chosen = {t for t, _ in state.bidding.payments}
-    for res in _results(state):
+    for res in _results(state) if results is None else results:
         if res.winner is not None and res.target not in chosen and \
                 len({state.cards.card(c).id for c in res.candidates}) > 1:
             return res
@@ -738,13 +747,17 @@ def _resolve(state: GameState, events: Events) -> GameState:
     of the deciding value (their choice among different ones) to the defense discard;
     every other bid card returns to its owner's hand."""
     b = state.bidding
-    if _next_payment(state) is not None:
+    results = _results(state)
+    if _next_payment(state, results) is not None:
         return evolve(state, bidding=evolve(b, step="payment"))
     chosen = dict(b.payments)
     paid: set[str] = set()
     won: set[str] = set()
     untouched: list[str] = []
-    for res in _results(state):
+    # the hands and the discard pile as they change, the state copied once at the end
+    hands = [s.hand for s in state.seats]
+    discard = state.defense_discard
+    for res in results:
         if res.winner is None:
             events.append(TargetUnsold(res.target, res.reason))
             if res.reason == "no_bids":
@@ -753,19 +766,19 @@ def _resolve(state: GameState, events: Events) -> GameState:
         card = chosen.get(res.target, res.candidates[0])
         paid.add(card)
         won.add(res.target)
-        s = state.seats[res.winner]
-        state = state.with_seat(res.winner, hand=s.hand + (res.target,))
-        state = evolve(state, defense_discard=state.defense_discard + (card,))
+        hands[res.winner] += (res.target,)
+        discard += (card,)
         events.append(TargetWon(res.winner, res.target, res.value, card))
     for i in range(state.players):
         back = tuple(x.card for x in b.bids if x.seat == i and x.card not in paid)
         if back:
-            state = state.with_seat(i, hand=state.seats[i].hand + back)
+            hands[i] += back
             events.append(CardsReturned(i, back))
+    seats = tuple([s if s.hand is h else _CH["hand"](s, h) for s, h in zip(state.seats, hands)])
     current = tuple(t for t in b.current if t not in won)
     tied = tuple(t for t in current if t not in untouched)
     b = evolve(b, bids=(), payments=(), current=current, tied=tied, step="appraisal")
-    state = evolve(state, bidding=b)
+    state = evolve(state, seats=seats, defense_discard=discard, bidding=b)
     _, rounds = BID_ROUNDS[state.players]
     if b.round == rounds - 1 and untouched and _trait_seats(state, "appraisal"):
         return state
