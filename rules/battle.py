@@ -20,7 +20,8 @@ from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDr
                      GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
                      SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TurnEnded,
                      TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
-from .state import CHANGE, Active, Attack, BattleState, Changers, GameState, Phase, SeatState, Turn, evolve
+from .state import (CHANGE, Active, Attack, BattleState, Changers, GameState, Phase, SeatState,
+                    Turn, changer, evolve)
 
 Events = list[Event]
 
@@ -33,7 +34,9 @@ _CH = Changers(attack=(BattleState, ("attack",)), turn=(BattleState, ("turn",)),
                resolved=(BattleState, ("attack", "counter_queue", "countered", "blocked")),
                moves=(Turn, ("moves",)), rested=(Turn, ("rested",)),
                attacked=(Turn, ("attacked",)), area=(SeatState, ("area",)),
-               stage=(Attack, ("stage",)))
+               stage=(Attack, ("stage",)),
+               knocked_out=(SeatState, ("hp", "low", "knocked_out", "area")),
+               hurt=(SeatState, ("hp", "low")), vp=(SeatState, ("vp",)))
 
 MAX_HP = 6
 VP_TO_WIN = 5
@@ -221,9 +224,23 @@ def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
         state, declared + ((card, skill.id),), options, budget, need_range)
 
 
-def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> list:
-    skill = state.cards.skill
-    return [e for e in [skill(s).effect for _, s in declared] if e.kind == kind]
+def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> tuple:
+    """The effects of kind `kind` of the declared (card, skill) pairs, in order; memoised
+    by value (issue 16)."""
+    if type(declared) is not tuple:
+        declared = tuple(declared)
+    key = (state.cards, declared, kind)
+    got = _EFFECTS.get(key)
+    if got is None:
+        skill = state.cards.skill
+        if len(_EFFECTS) >= 20_000:
+            _EFFECTS.clear()
+        got = _EFFECTS[key] = tuple([e for e in [skill(s).effect for _, s in declared]
+                                     if e.kind == kind])
+    return got
+
+
+_EFFECTS: dict[tuple, tuple] = {}
 
 
 def _active_effects(state: GameState, seat: int, kind: str) -> list:
@@ -975,7 +992,14 @@ def apply_start_attack(state: GameState, a: StartAttack | StartCounter, events: 
 
 def _set_attack(state: GameState, **changes) -> GameState:
     b = state.battle
-    return CHANGE["battle"](state, _CH["attack"](b, evolve(b.attack, **changes)))
+    key = tuple(changes)                # a `changer` per set of fields changed
+    change = _ATTACK_CHANGERS.get(key)
+    if change is None:
+        change = _ATTACK_CHANGERS[key] = changer(Attack, key)
+    return CHANGE["battle"](state, _CH["attack"](b, change(b.attack, *changes.values())))
+
+
+_ATTACK_CHANGERS: dict[tuple[str, ...], object] = {}
 
 
 def _skills_stage(state: GameState, events: Events) -> GameState:
@@ -1262,11 +1286,12 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
             events.append(UnluckGained(atk.attacker, s.unluck + 1))
     crit_targets = _crit_targets(state, atk)
     attacker = atk.attacker
+    seats = list(state.seats)       # changed as the damage goes; the state copied once
     for t in _defense_order(state, atk):
         times = atk.targets.count(t)
-        per_hit = _damage_for(state, atk, t, crit_targets)
+        per_hit = _damage_for(state, atk, t, crit_targets)    # reads no seat it changes
         taken = per_hit * times
-        s = state.seats[t]
+        s = seats[t]
         hp = max(0, s.hp - taken)
         events.append(DamageDealt(attacker, t, taken, hp))
         gained = 0
@@ -1278,15 +1303,16 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
             if hp == 0:
                 gained += 2
         if hp == 0:
-            state = state.with_seat(t, hp=hp, low=low, knocked_out=True, area=None)
+            seats[t] = _CH["knocked_out"](s, hp, low, True, None)
             events.append(KnockedOut(t, attacker))
-        else:
-            state = state.with_seat(t, hp=hp, low=low)
+        elif hp != s.hp or low != s.low:
+            seats[t] = _CH["hurt"](s, hp, low)
         if gained:
-            vp = state.seats[attacker].vp + gained
-            state = state.with_seat(attacker, vp=vp)
+            vp = seats[attacker].vp + gained
+            seats[attacker] = _CH["vp"](seats[attacker], vp)
             kind = {1: "low", 2: "knockout", 3: "low_knockout"}[gained]
             events.append(VictoryPointsGained(attacker, t, gained, kind, vp))
+    state = CHANGE["seats"](state, tuple(seats))
     if state.seats[attacker].vp >= VP_TO_WIN:      # §6 アタック 12 — after all damage
         return _game_over(state, (attacker,), "vp", events)
     b = state.battle
