@@ -25,8 +25,8 @@ from .chance import roll
 from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace,
                       ChooseTarget, Confirm, Decline, Declare, Done, Draw, EndTurn,
                       Move, Pass, Pay, Pick, PlaceBid, Refusal, Remove, Rest, StartAttack,
-                      StartCounter, Stop, Swap, Unconfirm, UseAuction, UseUnluck, field_refusal,
-                      refuse)
+                      StartCounter, Stop, Swap, Unconfirm, UseAuction, UseUnluck, _WELL_TYPED,
+                      field_refusal, refuse)
 from .bidding import TargetResult, auction_options, resolve_target
 from .build import available_material, final_stats, violations
 from .cards import CardSet, check_playable, default_cards
@@ -240,12 +240,21 @@ def _auction_seats(state: GameState) -> tuple[int, ...]:
 
 def legal_actions(state: GameState, seat: Optional[int] = None) -> list[Action]:
     """Exactly the actions `apply` accepts now (of one seat, if given)."""
-    _, decision, per_seat = _memo(state)
+    m = _MEMO.get(id(state))            # `_memo`, its usual case inlined (issue 16)
+    if m is None or m[0] is not state:
+        m = _memo(state)
+    decision, per_seat = m[1], m[2]
+    legal = _LEGAL[decision.kind]
+    if seat is None and len(decision.seats) == 1 and not decision.optional:
+        s = decision.seats[0]           # one seat decides: its list
+        got = per_seat.get(s)
+        if got is None:
+            got = per_seat[s] = tuple(legal(state, s))
+        return list(got)
     seats = decision.seats + decision.optional
     if seat is not None:
         seats = tuple(s for s in seats if s == seat)
     out: list[Action] = []
-    legal = _LEGAL[decision.kind]
     for s in seats:
         got = per_seat.get(s)           # `_seat_legal`, inlined: once per seat and action
         if got is None:
@@ -420,9 +429,11 @@ _LEGAL = {
 
 def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
     """Apply one action; returns the new state and the events it caused."""
-    bad = field_refusal(action)
-    if bad is not None:     # before the legal list: 0.0 and False compare equal to 0
-        raise bad.error()
+    well_typed = _WELL_TYPED.get(type(action))  # `field_refusal`'s check, made on first use
+    if well_typed is None or not well_typed(action):
+        bad = field_refusal(action)
+        if bad is not None:     # before the legal list: 0.0 and False compare equal to 0
+            raise bad.error()
     if not _is_legal(state, action):
         raise refusal(state, action).error()
     events: Events = []
@@ -454,14 +465,19 @@ def _is_legal(state: GameState, action: Action) -> bool:
     — checked directly for the big lists (draft, bid, build) and the two-way choices,
     else found in the seat's list (memoised). `field_refusal` has passed: the fields have
     their exact types, so == below is what list membership would compare."""
-    _, decision, per_seat = _memo(state)
+    m = _MEMO.get(id(state))
+    if m is None or m[0] is not state:
+        m = _memo(state)
+    decision = m[1]
     s = action.seat
     if s not in decision.seats and s not in decision.optional:
         return False
     check = _CHECK.get(decision.kind)
     if check is not None:
         return check(state, s, action)
-    listed = _seat_legal(state, decision, per_seat, s)
+    listed = m[2].get(s)                # `_seat_legal`, inlined
+    if listed is None:
+        listed = _seat_legal(state, decision, m[2], s)
     for a in listed:                # usually the very object listed: no __eq__ calls
         if a is action:
             return True
