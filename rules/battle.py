@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from . import rng as R
 from .chance import pick_chip, roll
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
                       Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
@@ -36,7 +37,8 @@ _CH = Changers(attack=(BattleState, ("attack",)), turn=(BattleState, ("turn",)),
                attacked=(Turn, ("attacked",)), area=(SeatState, ("area",)),
                stage=(Attack, ("stage",)),
                knocked_out=(SeatState, ("hp", "low", "knocked_out", "area")),
-               hurt=(SeatState, ("hp", "low")), vp=(SeatState, ("vp",)))
+               hurt=(SeatState, ("hp", "low")), vp=(SeatState, ("vp",)),
+               drawn=(Attack, ("bag", "drawn")))
 
 MAX_HP = 6
 VP_TO_WIN = 5
@@ -1004,9 +1006,10 @@ _ATTACK_CHANGERS: dict[tuple[str, ...], object] = {}
 
 def _skills_stage(state: GameState, events: Events) -> GameState:
     a = state.battle.attack
-    state = _set_attack(state, stage="skills")
+    if a.stage != "skills":           # (an attack begins in that stage)
+        state = _set_attack(state, stage="skills")
     legal = legal_skills(state, a.attacker)
-    if legal == [Done(a.attacker)]:   # nothing else to declare
+    if legal == [_DONE[a.attacker]]:  # nothing else to declare
         return _finish_skills(state, events)
     _prime(state, "skills", a.attacker, legal)
     return state
@@ -1034,12 +1037,12 @@ def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
             changes["range_skill"] = a.skill
         state = _set_attack(state, **changes)
         legal = legal_skills(state, a.seat)
-        if legal == [Done(a.seat)]:
+        if legal == [_DONE[a.seat]]:
             return _finish_skills(state, events)
         _prime(state, "skills", a.seat, legal)
         return state
     state = _set_attack(state, defense=atk.defense + ((a.seat, a.card, a.skill),))
-    if legal_defense(state, a.seat) == [Done(a.seat)]:
+    if legal_defense(state, a.seat) == [_DONE[a.seat]]:
         return _finish_defense(state, a.seat, events)
     return state
 
@@ -1104,7 +1107,7 @@ def _defense_stage(state: GameState, events: Events) -> GameState:
         if seat in done:
             continue
         legal = legal_defense(state, seat)      # it does not read defenders_done
-        if legal != [Done(seat)]:
+        if legal != [_DONE[seat]]:
             state = _set_attack(state, stage="defense", defender=seat, defenders_done=done)
             _prime(state, "defense", seat, legal)
             return state
@@ -1202,11 +1205,16 @@ def running_total(drawn: Iterable[str]) -> int:
 def _draw_chip(state: GameState, events: Events) -> GameState:
     """§6 バトルチップを引く枚数 — one chip, then the decision flow of the rulebook."""
     atk = state.battle.attack
-    i, state = pick_chip(state, atk.bag)
+    if state.script.chips:
+        i, state = pick_chip(state, atk.bag)
+        rs = state.rng
+    else:                               # `pick_chip`, its RNG draw set with the chip below
+        i, rs = R.below(state.rng, len(atk.bag))
     chip = atk.bag[i]
     bag = atk.bag[:i] + atk.bag[i + 1:]
     drawn = atk.drawn + (chip,)
-    state = _set_attack(state, bag=bag, drawn=drawn)
+    b = state.battle
+    state = CHANGE["rng_battle"](state, rs, _CH["attack"](b, _CH["drawn"](atk, bag, drawn)))
     events.append(ChipDrawn(atk.attacker, chip, running_total(drawn)))
     end = draw_outcome(drawn, bool(bag), atk.unluck_used, _draw_limit(state, atk))
     if end == "choose":

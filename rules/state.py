@@ -313,7 +313,8 @@ class Changers(dict):
 CHANGE = Changers(seats=(GameState, ("seats",)), battle=(GameState, ("battle",)),
                   rng=(GameState, ("rng",)), bidding=(GameState, ("bidding",)),
                   seats_battle=(GameState, ("seats", "battle")),
-                  seats_bidding=(GameState, ("seats", "bidding")))
+                  seats_bidding=(GameState, ("seats", "bidding")),
+                  rng_battle=(GameState, ("rng", "battle")))
 
 
 _FAST = (SeatState, Active, Bid, BiddingState, Attack, Turn, BattleState, Script, GameState)
