@@ -304,15 +304,11 @@ def _legal_bid(state: GameState, s: int) -> list[Action]:
         on = made.get(t)                # actions are values: one object serves every list
         if on is None:
             on = made[t] = {}
-        n = len(out)
-        try:
-            out.extend(map(on.__getitem__, cards))
-        except KeyError:                # a card's first bid on this target: make them all
-            del out[n:]                 # (what extend had listed of this target)
-            for c in cards:
-                if c not in on:
-                    on[c] = PlaceBid(s, t, c)
-            out.extend(map(on.__getitem__, cards))
+        for c in cards:
+            a = on.get(c)
+            if a is None:
+                a = on[c] = PlaceBid(s, t, c)
+            out.append(a)
     out.append(_PASS[s] if s < len(_PASS) else Pass(s))
     return out
 
