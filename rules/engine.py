@@ -673,25 +673,47 @@ def _apply_bid(state: GameState, a: PlaceBid, events: Events) -> GameState:
     """§5-3 入札ラウンド: one face-down card on one target; at most 2 bids a round, the
     2nd bid passes automatically; both may go on one target."""
     b = state.bidding
+    s = a.seat
     seats = list(state.seats)
-    seats[a.seat] = _CH["hand"](seats[a.seat], _without(seats[a.seat].hand, a.card))
+    seats[s] = _CH["hand"](seats[s], _without(seats[s].hand, a.card))
     value = state.cards.card(a.card).bid
-    bids = b.bids + (Bid(a.seat, a.target, a.card, value),)
-    events.append(BidPlaced(a.seat, a.target))
-    events.append(BidCardChosen(a.seat, a.target, a.card))
-    if sum(1 for x in bids if x.seat == a.seat) >= 2:
-        b = _CH["bids_passed"](b, bids, _set(b.passed, a.seat, True))
-        events.append(Passed(a.seat, auto=True))
-    else:
-        b = _CH["bids"](b, bids)
+    bids = b.bids + (Bid(s, a.target, a.card, value),)
+    events.append(BidPlaced(s, a.target))
+    events.append(BidCardChosen(s, a.target, a.card))
+    passed = b.passed
+    for x in b.bids:
+        if x.seat == s:                 # this is the seat's 2nd bid
+            passed = _set(passed, s, True)
+            events.append(Passed(s, auto=True))
+            break
+    turn = _next_bidder(b.turn, passed)
+    if turn is not None:                # `_after_bid_turn` and `_next_turn`, in one copy
+        return CHANGE["seats_bidding"](state, tuple(seats),
+                                       _CH["bid_turn"](b, bids, passed, turn))
+    b = _CH["bids_passed"](b, bids, passed)
     return _after_bid_turn(CHANGE["seats_bidding"](state, tuple(seats), b), events)
+
+
+def _next_bidder(turn: int, passed: tuple[bool, ...]) -> Optional[int]:
+    """The next seat clockwise from `turn` that has not passed (`turn` itself last); None
+    when every seat has (`_next_turn`)."""
+    n = len(passed)
+    for k in range(1, n + 1):
+        s = (turn + k) % n
+        if not passed[s]:
+            return s
+    return None
 
 
 def _apply_pass(state: GameState, a: Pass, events: Events) -> GameState:
     """§5-3: a pass is final for this bid round."""
     b = state.bidding
     events.append(Passed(a.seat))
-    b = _CH["passed"](b, _set(b.passed, a.seat, True))
+    passed = _set(b.passed, a.seat, True)
+    turn = _next_bidder(b.turn, passed)
+    if turn is not None:                # `_after_bid_turn` and `_next_turn`, in one copy
+        return CHANGE["bidding"](state, _CH["passed_turn"](b, passed, turn))
+    b = _CH["passed"](b, passed)
     return _after_bid_turn(CHANGE["bidding"](state, b), events)
 
 
@@ -892,6 +914,8 @@ _CH = Changers(zones=(SeatState, ("hand", "equipped", "materialized")),
                hand=(SeatState, ("hand",)), turn=(BiddingState, ("turn",)),
                bids=(BiddingState, ("bids",)), bids_passed=(BiddingState, ("bids", "passed")),
                passed=(BiddingState, ("passed",)),
+               bid_turn=(BiddingState, ("bids", "passed", "turn")),
+               passed_turn=(BiddingState, ("passed", "turn")),
                pick=(SeatState, ("picks", "draft_choice", "hand")))
 
 
