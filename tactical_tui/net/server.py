@@ -64,6 +64,7 @@ META_FORMAT = 1
 HELLO_TIMEOUT = 30.0          # seconds a connection has to say hello
 MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dropped
 MAX_TABLES = 100
+MAX_CONNECTIONS = 1000
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
@@ -734,8 +735,10 @@ class Server:
     cards: CardSet = field(factory=default_cards)
     cards_toml: Optional[str] = None          # the card data's text (None: the shipped file)
     executor: Any = None                      # AI decisions (None: a thread of the host)
+    pool_factory: Any = None                  # makes a new executor if that one breaks
     ai_delay: float = 0.6
     max_tables: int = MAX_TABLES
+    max_connections: int = MAX_CONNECTIONS
     tables: dict = field(factory=dict)
     connections: set = field(factory=set)
     server: Any = None
@@ -783,6 +786,10 @@ class Server:
             self._lock = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self.connections) >= self.max_connections:
+            log.warning("%d connections: one more refused", len(self.connections))
+            writer.close()
+            return
         conn = Connection(self, reader, writer)
         self.connections.add(conn)
         try:
@@ -796,8 +803,18 @@ class Server:
         if self.executor is None:
             action, reason = await _in_thread(_choose, player, obs)
             return action, reason, player
+        from concurrent.futures import BrokenExecutor
         loop = asyncio.get_running_loop()
-        action, reason, blob = await loop.run_in_executor(self.executor, decide, pack(player), obs)
+        pool = self.executor
+        try:
+            action, reason, blob = await loop.run_in_executor(pool, decide, pack(player), obs)
+        except BrokenExecutor as exc:
+            # a worker died (killed, out of memory): a new pool, else this process thinks
+            if self.executor is pool:
+                log.error("the AI pool is broken (%r): %s", exc,
+                          "starting a new one" if self.pool_factory else "thinking in the host")
+                self.executor = self.pool_factory() if self.pool_factory else None
+            return await self.think(player, obs)
         return action, reason, unpack(blob)
 
     # ------------------------------------------------------------ tables
@@ -943,7 +960,8 @@ def host_cli(args: Any, lang: str) -> int:
         except RuntimeError:
             print(t("net.host.locked", lang, folder=str(folder)), file=sys.stderr)
             return 2
-        server.executor = make_executor(args.workers, cards_toml)
+        server.pool_factory = lambda: make_executor(args.workers, cards_toml)
+        server.executor = server.pool_factory()
         try:
             host, port = await server.start(args.bind, args.port)
         except OSError as exc:
