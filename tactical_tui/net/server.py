@@ -1098,13 +1098,20 @@ def host_cli(args: Any, lang: str) -> int:
     import sys
 
     from ..i18n import t
+    from ..safe import plain
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     folder = Path(args.host_dir) if args.host_dir else host_dir() / "tables"
     cards_toml = None
     if args.cards:
-        cards_toml = Path(args.cards).read_text(encoding="utf-8")
-        cards = parse_cards(cards_toml, str(args.cards))
+        try:
+            cards_toml = Path(args.cards).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            from ..text import os_error_text, ui
+            detail = os_error_text(exc, lang) if isinstance(exc, OSError) else str(exc)
+            print(plain(f"{ui('err.cards', lang)}: {args.cards}: {detail}"), file=sys.stderr)
+            return 2
+        cards = parse_cards(cards_toml, str(args.cards))     # CardDataError: said by main
     else:
         cards = default_cards()
 
@@ -1114,15 +1121,15 @@ def host_cli(args: Any, lang: str) -> int:
         try:
             server.lock_folder()
         except RuntimeError:
-            print(t("net.host.locked", lang, folder=str(folder)), file=sys.stderr)
+            print(t("net.host.locked", lang, folder=plain(str(folder))), file=sys.stderr)
             return 2
         server.pool_factory = lambda: make_executor(args.workers, cards_toml)
         server.executor = server.pool_factory()
         try:
             host, port = await server.start(args.bind, args.port)
         except OSError as exc:
-            print(t("net.host.bind_failed", lang, address=f"{args.bind}:{args.port}",
-                    detail=exc.strerror or str(exc)), file=sys.stderr)
+            print(t("net.host.bind_failed", lang, address=plain(f"{args.bind}:{args.port}"),
+                    detail=plain(exc.strerror or str(exc))), file=sys.stderr)
             return 2
         door = None
         if args.ssh_port is not None:
@@ -1130,8 +1137,8 @@ def host_cli(args: Any, lang: str) -> int:
             if door is None:
                 await server.stop()
                 return 2
-        print(t("net.host.serving", lang, address=f"{host}:{port}", folder=str(folder),
-                tables=len(server.tables)), flush=True)
+        print(t("net.host.serving", lang, address=f"{host}:{port}", folder=plain(str(folder)),
+                n=len(server.tables)), flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -1165,6 +1172,7 @@ async def _ssh_door(args: Any, table_port: int, lang: str):
                                    command_for=sshdoor.join_command(table_port, target),
                                    authorized_keys=args.authorized_keys, open_door=args.ssh_open)
     except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
-        key = getattr(exc, "key", None)
-        print(t("net.host.no_ssh", lang, detail=t(key, lang) if key else str(exc)), file=sys.stderr)
+        from ..safe import plain
+        detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))
+        print(t("net.host.no_ssh", lang, detail=detail), file=sys.stderr)
         return None
