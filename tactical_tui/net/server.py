@@ -991,9 +991,9 @@ class Server:
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)) \
             if req.private else None
         slots = [Slot("open") if s.kind == "open" else Slot("ai", s.level) for s in req.seats]
+        game.autosave()                   # at once (no Saver yet): the save, then its sidecar
         table = HostedTable(self, tid, game, slots, req.private, _hash(code) if code else None,
                             req.grace, req.takeover, req.clock)
-        game.autosave()
         table.save_meta()
         self.tables[tid] = table
         table.start()
@@ -1146,7 +1146,7 @@ def host_cli(args: Any, lang: str) -> int:
                 n=len(server.tables)), flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         if door is not None:
