@@ -665,3 +665,25 @@ def test_one_connection_creates_a_bounded_number_of_tables(tmp_path):
             a.close()
             b.close()
     asyncio.run(run())
+
+
+def test_stopping_says_bye_and_keeps_every_table(tmp_path):
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            tid = (await a.ask("create", **two_humans_two_ai()))["table"]
+            await a.ask("join", table=tid)
+            table = server.tables[tid]
+            await asyncio.sleep(0.1)
+            version = table.live.version
+            await server.stop()
+            assert {"t": "bye", "code": "server_stopping"} in await a.until_closed()
+        again = Server(tmp_path, ai_delay=0)
+        await again.start("127.0.0.1", 0)
+        try:
+            assert again.tables[tid].live.version >= version
+            assert again.tables[tid].slots[0].status == "disconnected"
+        finally:
+            await again.stop()
+    asyncio.run(run())
