@@ -93,7 +93,37 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
     k.add_argument("--explain", action="store_true", help="print each scenario's event log step by step")
     k.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en (for --explain)")
+    jn = sub.add_parser("join", help="play at a table server (tactical host): the lobby, then your seat")
+    jn.add_argument("address", nargs="?", default=None, metavar="HOST[:PORT]",
+                    help="the server (default 127.0.0.1:7411)")
+    jn.add_argument("--name", default=None, help="your name at the tables (default: $USER)")
+    jn.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
     return p
+
+
+def join_args(args, lang: str):
+    """`tactical join`: (host, port, name) — or the message saying what is wrong (the
+    address unreadable, the name not 1–24 printable characters, nothing listening)."""
+    import os
+    import socket
+    from .i18n import t
+    from .net.client import parse_address
+    try:
+        host, port = parse_address(args.address)
+    except ValueError:
+        return None, t("join.bad_address", lang, address=plain(args.address))
+    name = args.name if args.name is not None else (os.environ.get("USER") or "guest")
+    if not (0 < len(name) <= 24 and name.isprintable()):
+        if args.name is not None:
+            return None, t("join.bad_name", lang, name=plain(name))
+        name = "guest"
+    try:                                     # said here, before the app takes the terminal
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as exc:
+        from .text import os_error_text
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang))
+    return (host, port, name), None
 
 
 def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_path: str | None,
@@ -190,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             from .simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
-        if args.command == "replay":
+        if args.command in ("replay", "join"):
             lang = args.sub_lang or lang
         if args.command == "replay" and args.export is not None:
             from .replay import export_replay
@@ -205,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "replay":
             from .replay import run_replay
             return run_replay(args.file, lang, load_cards(args.cards), args.step)
+        join = None
+        if args.command == "join":
+            join, problem = join_args(args, lang)
+            if problem:
+                print(plain(problem), file=sys.stderr)
+                return 2
         seats = None
         if args.seats:
             seats = tuple(x.strip() for x in args.seats.split(",") if x.strip())
@@ -218,11 +254,12 @@ def main(argv: list[str] | None = None) -> int:
         # named with --cards is read now, so that a problem with it is said before the app
         from .settings import Store
         store = Store.from_file()            # the remembered settings; options override them
-        app = TacticalApp(lang=args.lang or store.settings.lang or lang, cards=load_cards(args.cards) if args.cards else None,
+        app = TacticalApp(lang=(getattr(args, "sub_lang", None) if join else None) or args.lang
+                          or store.settings.lang or lang, cards=load_cards(args.cards) if args.cards else None,
                           ai_delay=args.ai_delay if args.ai_delay is not None
                           else store.settings.ai_delay,
                           quick=args.quick, seed=args.seed, resume=args.resume, seats=seats,
-                          store=store)
+                          store=store, join=join)
         hangup.app = app
         app.run()
         _print_exit_line(app)
