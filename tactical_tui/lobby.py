@@ -66,9 +66,7 @@ def open_lobby(app, host: str, port: int, name: str) -> None:
     session.on_status = lambda status, retry: _status(app, status, retry)
     session.on_chat = lambda msg: _chat(app, msg)
     session.on_bye = lambda code: _bye(app, code)
-    session.on_problem = lambda msg: app.notify(t(
-        "join.rejoin_refused", app.lang, table=plain(msg.get("table")),
-        why=words(str(msg.get("code")), msg.get("params"), app.lang)), severity="warning", timeout=10)
+    session.on_problem = lambda msg: _rejoin_refused(app, msg)
     session.on_tables = lambda: _lobby_refresh(app)
     app.push_screen(localized(LobbyScreen, app.lang)())
     connect(app)
@@ -214,6 +212,17 @@ def _status(app, status: str, retry_in: Optional[float]) -> None:
     else:
         return
     update_banner(app)
+
+
+def _rejoin_refused(app, msg: dict) -> None:
+    """After a reconnect the server did not give a seat (or a watched table) back — the
+    table is gone, the token no longer good: said, and the lobby comes back if that
+    table was on screen."""
+    app.notify(t("join.rejoin_refused", app.lang, table=plain(msg.get("table")),
+                 why=words(str(msg.get("code")), msg.get("params"), app.lang)),
+               severity="warning", timeout=10)
+    if app.live is not None and getattr(app.live, "table", None) == msg.get("table"):
+        app.action_back_to_title()       # (for `tactical join`: the lobby)
 
 
 def _bye(app, code: str) -> None:
@@ -440,7 +449,10 @@ class LobbyScreen(BaseScreen):
         yield Static("", id="lobby-status")
         yield QuestionList(id="tables", submits=False)
 
+    mounted = False
+
     def on_mount(self) -> None:
+        self.mounted = True
         self.refresh_view()
         self._timer = self.set_interval(REFRESH, self._poll)
         update_banner(self.app)
@@ -474,6 +486,8 @@ class LobbyScreen(BaseScreen):
         return lines_text(lines)
 
     def refresh_view(self) -> None:
+        if not self.mounted:
+            return                       # it draws itself once mounted
         session = self.app.session
         name = plain(session.client.name) if session is not None else "?"
         address = plain(session.address) if session is not None else "?"
