@@ -33,7 +33,7 @@ from .i18n import TUI, break_lines, clip, t
 from .safe import as_text, lines_text, plain
 from .widgets import BaseScreen, ChoiceScreen, QuestionList, key_gate, localized
 
-CHAT_CELLS = 200                 # PROTOCOL.md: a chat line is at most 200 cells
+from .net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 cells
 NAME_CELLS = 12                  # a player's name in a lobby row
 LEVELS = ("normal", "hard", "easy", "random")
 CLOCKS = (None, 30, 60, 120, 300)

@@ -8,12 +8,14 @@ it); the rest with the table server itself, in process, on an ephemeral port."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from rules import actions as A
 from tactical_tui.app import TacticalApp
 from tactical_tui.net import wire
+from tactical_tui.net.protocol import check_server_message
 from tactical_tui.net.remote import Session
 from tactical_tui.screens import GameOverScreen, GameScreen
 from tactical_tui.table import Applied, GameTable, LiveTable, Refused, SeatSetup
@@ -32,7 +34,7 @@ class WireClient:
         self.name = "tester"
         self.host, self.port = "127.0.0.1", 7411
         self.status = "connected"
-        self.seats = {1: {"seat": seat, "token": "x"}}
+        self.seats = {"1": {"seat": seat, "token": "x"}}
         self.watching = {}
         self.sent = []
         self.delay = 0.0               # the answer comes after this many seconds
@@ -67,8 +69,8 @@ def _wired(seed: int, seats=("human", "normal", "normal", "normal")):
     session = Session("127.0.0.1", 7411, "tester", "en", cards=game.cards)
     client = WireClient(live, 0, session)
     session.client = client
-    live.subscribe(0, callback=lambda u: session._message(
-        {"t": "update", "table": 1, "update": wire.update_to_wire(u)}))
+    live.subscribe(0, callback=lambda u: session._message(check_server_message(json.loads(
+        json.dumps({"t": "update", "table": "1", "update": wire.update_to_wire(u)})))))
     return live, session, client
 
 
@@ -99,7 +101,7 @@ def test_the_phase_screens_work_unchanged_on_a_remote_seat(lang):
         app = _remote_app(session, lang)
         async with app.run_test(size=(80, 24)) as pilot:
             live.start()
-            app.seat_views(session.remote(1, 0), (0,))
+            app.seat_views(session.remote("1", 0), (0,))
             await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
             assert app.screen.phase == "draft" and app.table is None   # no game record here
             await pilot.press("enter")
@@ -130,7 +132,7 @@ def test_a_refusal_from_the_remote_table_is_said_when_it_comes():
         app = _remote_app(session)
         async with app.run_test(size=(80, 24)) as pilot:
             live.start()
-            app.seat_views(session.remote(1, 0), (0,))
+            app.seat_views(session.remote("1", 0), (0,))
             await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
             shown = []
             real = app.notify

@@ -7,8 +7,10 @@
     fut = client.send("submit", table=1, action={...})   # a future of the same, no await
     await client.close()
 
-Messages without an `id` (`update`, `seats`, `chat`, `bye`) go to `on_message` in the
-order they came. When the connection drops, every request waiting for its answer fails
+Every server message is checked (`protocol.check_server_message`: an `update`'s Update
+decoded strictly, `seats` and `tables` as SeatInfo / TableInfo); one that fails is
+dropped and counted (`bad_messages`). Messages without an `id` (`update`, `seats`,
+`chat`, `bye`) go to `on_message` in the order they came. When the connection drops, every request waiting for its answer fails
 with `ConnectionLost`, and the client connects again after 1, 2, 4 … (at most 30)
 seconds, says hello again and takes its seats back with their seat tokens (and watches
 again what it watched); `on_status(status, retry_in)` is told each step ("connected",
@@ -23,10 +25,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Optional
 
-from .protocol import MAX_SERVER_FRAME, read_frame, write_frame
+from .protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION,
+                       check_server_message, read_frame, write_frame)
 
-VERSION = 1
-DEFAULT_PORT = 7411
 DEFAULT_HOST = "127.0.0.1"
 BACKOFF_MAX = 30.0
 FINAL_BYES = ("replaced", "too_many_errors")   # a `bye` after which we do not come back
@@ -96,6 +97,7 @@ class Client:
         self.seats: dict = {}                      # table -> {"seat": n, "token": str}
         self.watching: dict = {}                   # table -> join code or None
         self.rejoin_problems: list = []            # (table, Refusal) of the last reconnect
+        self.bad_messages = 0                      # server messages that failed the check
         self._next_id = 0
         self._pending: dict[int, asyncio.Future] = {}
         self._reader: Optional[asyncio.StreamReader] = None
@@ -209,6 +211,11 @@ class Client:
             self._dispatch(msg)
 
     def _dispatch(self, msg: dict) -> None:
+        try:
+            msg = check_server_message(msg)
+        except ValueError:                          # (WireError is one too)
+            self.bad_messages += 1
+            return
         kind = msg.get("t")
         if kind in ("ok", "refused") and "id" in msg:
             fut = self._pending.pop(msg["id"], None)
@@ -277,7 +284,7 @@ class Client:
         if writer is None:
             raise ConnectionLost()
         async with self._lock:
-            await write_frame(writer, obj)
+            await write_frame(writer, obj, MAX_CLIENT_FRAME)
 
     def send(self, kind: str, **fields) -> "asyncio.Future":
         """Send a request now; a future of its `ok` answer (a dict), or of Refusal /

@@ -5,7 +5,7 @@ remote seat.
 `subscribe(seat, callback)`, `submit(seat, action)`, `undo(seat)`, `hint(seat)`,
 `start()`, `close()`, `thinking` — so the app's seat views and the phase screens work on
 it unchanged. The differences: its updates come from the connection (the wire form
-decoded by `tactical_tui.net.wire` into `table.Update`), and `submit` / `undo` cannot
+decoded strictly into `table.Update` by the client: protocol.check_server_message), and `submit` / `undo` cannot
 wait for the server's answer inside a key handler: they return an `asyncio.Future` of
 `Applied` / `Refused` at once (the app shows a refusal when it comes; table.Applied is
 built from the `ok` answer's `version`).
@@ -32,6 +32,11 @@ def _wire():
     return wire
 
 
+def _info(info) -> dict:
+    """A TableInfo / SeatInfo (protocol.py) as the plain dict the lobby reads."""
+    return info.to_wire() if hasattr(info, "to_wire") else dict(info)
+
+
 class RemoteTable:
     """One table of a server, for one seat's view (or a spectator's: `seat` None)."""
 
@@ -47,7 +52,6 @@ class RemoteTable:
         self.latest = None                     # the last table.Update
         self.seat_infos: list = []             # the server's SeatInfo dicts (status)
         self.closed = False
-        self.problem: Optional[str] = None     # an update that could not be decoded
 
     # ------------------------------------------------------------------ the view
     @property
@@ -66,20 +70,12 @@ class RemoteTable:
         if seat != self.seat:
             raise ValueError(f"this connection holds seat {self.seat}, not {seat}")
         self.callback = callback
-        for update in self.session.take_held(self.table):
-            self._deliver(update)
+        for update in self.session.held.pop(self.table, []):
+            self.take(update)
         return self
 
-    def take(self, wire_update: dict) -> None:
-        """An `update` message's `update` (the wire form) for this table."""
-        try:
-            update = _wire().update_from_wire(wire_update)
-        except Exception as exc:  # noqa: BLE001 - a server we cannot read: said, not shown
-            self.problem = f"{type(exc).__name__}: {exc}"
-            return
-        self._deliver(update)
-
-    def _deliver(self, update) -> None:
+    def take(self, update) -> None:
+        """An `update` message's table.Update for this table."""
         if self.closed:
             return
         self.latest = update
@@ -191,7 +187,7 @@ class Session:
 
     async def refresh(self) -> list:
         answer = await self.client.request("list")
-        self.tables = {info["table"]: info for info in answer.get("tables", [])}
+        self.tables = {info["table"]: info for info in map(_info, answer.get("tables", []))}
         if self.on_tables is not None:
             self.on_tables()
         return list(self.tables.values())
@@ -202,18 +198,6 @@ class Session:
             return old
         r = self.remotes[table] = RemoteTable(self, table, seat, self.cards)
         return r
-
-    def take_held(self, table) -> list:
-        remote = self.remotes.get(table)
-        held = self.held.pop(table, [])
-        out = []
-        for wire_update in held:
-            try:
-                out.append(_wire().update_from_wire(wire_update))
-            except Exception as exc:  # noqa: BLE001 - said by the remote table
-                if remote is not None:
-                    remote.problem = f"{type(exc).__name__}: {exc}"
-        return out
 
     def forget(self, remote: RemoteTable) -> None:
         """A view left its table: the server is told (`leave`), the seat given up."""
@@ -237,17 +221,18 @@ class Session:
                 remote.take(msg.get("update"))
             else:                              # the join's answer may come after it
                 held = self.held.setdefault(table, [])
-                wire_update = msg.get("update")
-                if isinstance(wire_update, dict) and wire_update.get("reset"):
+                update = msg.get("update")
+                if update.reset:
                     held.clear()                 # a whole log: what came before is in it
-                held.append(wire_update)
+                held.append(update)
         elif kind == "seats":
+            seats = [_info(s) for s in msg.get("seats", [])]
             info = self.tables.get(table)
             if info is not None:
-                info["seats"] = msg.get("seats", [])
+                info["seats"] = seats
             remote = self.remotes.get(table)
             if remote is not None:
-                remote.seat_infos = list(msg.get("seats", []))
+                remote.seat_infos = seats
             if self.on_tables is not None:
                 self.on_tables()
         elif kind == "chat":
