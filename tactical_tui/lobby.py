@@ -692,6 +692,11 @@ class SpectatorScreen(GameScreen):
             ("slash", "chat", "key.chat", True),
             ("escape", "app.back_to_title", "key.lobby", True)]
     TAKES_HELD_KEYS = False
+    DEFAULT_CSS = """
+    SpectatorScreen #public {
+        padding: 0 1;
+    }
+    """
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="public", classes="panel")

@@ -155,3 +155,159 @@ def test_a_refusal_from_the_remote_table_is_said_when_it_comes():
             assert not gate.keys and gate.answered_at is None       # dropped with it
             live.close()
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ the client connection
+
+from tactical_tui.net import client as C
+from tactical_tui.net.protocol import MAX_CLIENT_FRAME, read_frame, write_frame
+
+
+def test_backoff_doubles_up_to_thirty_seconds():
+    delays = C.backoff()
+    assert [next(delays) for _ in range(8)] == [1, 2, 4, 8, 16, 30, 30, 30]
+
+
+@pytest.mark.parametrize("text, expected", [
+    (None, ("127.0.0.1", 7411)), ("example.org", ("example.org", 7411)),
+    ("example.org:9000", ("example.org", 9000)), (":9000", ("127.0.0.1", 9000)),
+    ("[::1]:8000", ("::1", 8000)), ("[::1]", ("::1", 7411))])
+def test_join_addresses(text, expected):
+    assert C.parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["host:0", "host:70000", "host:x", "[::1", "[::1]x"])
+def test_bad_join_addresses(text):
+    with pytest.raises(ValueError):
+        C.parse_address(text)
+
+
+class StubServer:
+    """A few answers of the protocol, recorded: hello, join (a token), list; `drop()`
+    closes every connection, `bye(code)` says goodbye first."""
+
+    def __init__(self) -> None:
+        self.requests = []            # (connection number, message)
+        self.writers = []
+        self.hold = set()             # request types left unanswered
+        self.connections = 0
+
+    async def start(self):
+        self.server = await asyncio.start_server(self.handle, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def handle(self, reader, writer):
+        n = self.connections
+        self.connections += 1
+        self.writers.append(writer)
+        try:
+            while True:
+                msg = await read_frame(reader, MAX_CLIENT_FRAME)
+                if msg is None:
+                    return
+                self.requests.append((n, msg))
+                if msg["t"] in self.hold:
+                    continue
+                answer = {"t": "ok", "id": msg["id"]}
+                if msg["t"] == "hello":
+                    answer.update(v=1, server="tactical", cards="x")
+                elif msg["t"] == "join":
+                    if msg.get("token") not in (None, "tok-1"):
+                        answer = {"t": "refused", "id": msg["id"], "code": "bad_token", "params": {}}
+                    else:
+                        answer.update(table=msg["table"], seat=1, token="tok-1")
+                await write_frame(writer, answer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            return
+
+    async def drop(self, bye=None):
+        for w in self.writers:
+            if bye:
+                await write_frame(w, {"t": "bye", "code": bye})
+            w.close()
+        self.writers = []
+
+    def close(self):
+        self.server.close()
+
+
+def _quick():
+    return iter([0.01] * 1000)
+
+
+async def _until(done, rounds=500):
+    for _ in range(rounds):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never happened")
+
+
+def test_the_client_reconnects_and_takes_its_seat_back_with_its_token():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        statuses = []
+        client = C.Client("127.0.0.1", port, "alice", "en", delays=_quick,
+                          on_status=lambda s, r: statuses.append((s, r)))
+        hello = await client.start()
+        assert hello["server"] == "tactical"
+        answer = await client.request("join", table="t1", seat=None)
+        assert answer["token"] == "tok-1" and client.seats == {"t1": {"seat": 1, "token": "tok-1", "code": None}}
+        await stub.drop()
+        await _until(lambda: sum(1 for n, m in stub.requests if m["t"] == "join") == 2)
+        rejoin = [m for n, m in stub.requests if m["t"] == "join"][1]
+        assert rejoin["token"] == "tok-1" and rejoin["seat"] == 1 and rejoin["table"] == "t1"
+        hellos = [n for n, m in stub.requests if m["t"] == "hello"]
+        assert hellos == [0, 1]                                  # hello again, first
+        assert ("reconnecting", 0.01) in statuses and statuses[-1] == ("connected", None)
+        assert client.connected
+        await client.close()
+        assert client.status == "closed"
+        stub.close()
+    asyncio.run(run())
+
+
+def test_a_request_waiting_when_the_connection_drops_fails_with_connection_lost():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        client = C.Client("127.0.0.1", port, "alice", "en", delays=_quick)
+        await client.start()
+        stub.hold.add("submit")
+        fut = client.send("submit", table="t1", action={})
+        await _until(lambda: any(m["t"] == "submit" for _, m in stub.requests))
+        await stub.drop()
+        with pytest.raises(C.ConnectionLost):
+            await fut
+        await client.close()
+        stub.close()
+    asyncio.run(run())
+
+
+def test_after_bye_replaced_the_client_does_not_come_back():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        messages, statuses = [], []
+        client = C.Client("127.0.0.1", port, "alice", "en", delays=_quick,
+                          on_message=messages.append, on_status=lambda s, r: statuses.append(s))
+        await client.start()
+        await stub.drop(bye="replaced")
+        await _until(lambda: client.status == "closed")
+        assert messages == [{"t": "bye", "code": "replaced"}] and "reconnecting" not in statuses
+        assert [m["t"] for _, m in stub.requests] == ["hello"]
+        stub.close()
+    asyncio.run(run())
+
+
+def test_nothing_listening_is_an_os_error_at_start():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        stub.close()
+        await stub.server.wait_closed()
+        client = C.Client("127.0.0.1", port, "alice", "en")
+        with pytest.raises(OSError):
+            await client.start()
+    asyncio.run(run())

@@ -197,6 +197,8 @@ class Session:
         if old is not None and not old.closed and old.seat == seat:
             return old
         r = self.remotes[table] = RemoteTable(self, table, seat, self.cards)
+        if table in self.tables:                 # the lobby's list: who sits where
+            r.seat_infos = list(self.tables[table].get("seats", []))
         return r
 
     def forget(self, remote: RemoteTable) -> None:
