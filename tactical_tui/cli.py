@@ -87,17 +87,17 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --summary: rewrite the generated blocks of FILE in place")
     cw.add_argument("--check", default=None, metavar="FILE",
                     help="with --summary: exit 1 if the generated blocks of FILE differ from the data")
+    jn = sub.add_parser("join", help="play at a table server (tactical host): the lobby, then your seat")
+    jn.add_argument("address", nargs="?", default=None, metavar="HOST[:PORT]",
+                    help="the server (default 127.0.0.1:7411)")
+    jn.add_argument("--name", default=None, help="your name at the tables (default: $USER)")
+    jn.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
     k = sub.add_parser("check", help="run rule scenario files (docs/scenarios.md)",
                        description="Run rule scenarios: one line per scenario, a diff for each "
                                    "failure, then 'N passed, M failed'. Exit 1 if any failed.")
     k.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
     k.add_argument("--explain", action="store_true", help="print each scenario's event log step by step")
     k.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en (for --explain)")
-    jn = sub.add_parser("join", help="play at a table server (tactical host): the lobby, then your seat")
-    jn.add_argument("address", nargs="?", default=None, metavar="HOST[:PORT]",
-                    help="the server (default 127.0.0.1:7411)")
-    jn.add_argument("--name", default=None, help="your name at the tables (default: $USER)")
-    jn.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
     return p
 
 
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             from .simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
-        if args.command in ("replay", "join"):
+        if args.command == "replay":
             lang = args.sub_lang or lang
         if args.command == "replay" and args.export is not None:
             from .replay import export_replay
@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_replay(args.file, lang, load_cards(args.cards), args.step)
         join = None
         if args.command == "join":
+            lang = args.sub_lang or lang
             join, problem = join_args(args, lang)
             if problem:
                 print(plain(problem), file=sys.stderr)

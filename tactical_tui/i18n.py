@@ -299,11 +299,6 @@ TUI: dict[str, dict[str, str]] = {
     "recap.knocked_out": {"ja": "{seat}にノックアウトされた", "en": "knocked out by {seat}"},
     "recap.reentered": {"ja": "エリア{area}に再入場", "en": "re-entered at area {area}"},
     "recap.vp": {"ja": "{seat}が勝利点+{n}（計{vp}）", "en": "{seat} +{n} VP ({vp} in all)"},
-    "key.undo": {"ja": "戻す", "en": "Undo"},
-    "key.prev": {"ja": "前へ", "en": "Back"},
-    "key.next": {"ja": "次へ", "en": "Forward"},
-    "key.export": {"ja": "書き出し", "en": "Export"},
-    "key.save_replay": {"ja": "リプレイ保存", "en": "Save replay"},
     # `tactical join`: the lobby, the connection, the chat (tactical_tui/lobby.py)
     "key.create": {"ja": "作成", "en": "Create"},
     "key.join": {"ja": "参加", "en": "Join"},
@@ -383,6 +378,11 @@ TUI: dict[str, dict[str, str]] = {
     "join.spectator": {"ja": "観戦者", "en": "spectator"},
     "join.watching": {"ja": "テーブル{table}を観戦中", "en": "Watching table {table}"},
     "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
+    "key.undo": {"ja": "戻す", "en": "Undo"},
+    "key.prev": {"ja": "前へ", "en": "Back"},
+    "key.next": {"ja": "次へ", "en": "Forward"},
+    "key.export": {"ja": "書き出し", "en": "Export"},
+    "key.save_replay": {"ja": "リプレイ保存", "en": "Save replay"},
 }
 
 
