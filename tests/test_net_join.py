@@ -311,3 +311,223 @@ def test_nothing_listening_is_an_os_error_at_start():
         with pytest.raises(OSError):
             await client.start()
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ with the table server
+
+from tactical_tui.lobby import LobbyScreen, NetBanner, SpectatorScreen
+
+
+class Host:
+    """The table server in process, on an ephemeral loopback port (AI in threads)."""
+
+    def __init__(self, folder) -> None:
+        from tactical_tui.net.server import Server
+        self.server = Server(folder, ai_delay=0.0)
+
+    async def __aenter__(self):
+        self.host, self.port = await self.server.start("127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.server.stop()
+
+    def connection(self, name: str):
+        return next(c for c in self.server.connections if c.name == name)
+
+    @property
+    def table(self):
+        return next(iter(self.server.tables.values()))
+
+
+def _client_app(host: Host, name: str, lang: str = "en") -> TacticalApp:
+    return TacticalApp(lang=lang, ai_delay=0.0, autosave=False, join=(host.host, host.port, name))
+
+
+async def _until_app(pilot, done, rounds: int = 1500) -> None:
+    for _ in range(rounds):
+        if done():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("never happened")
+
+
+def _lobby_ready(app) -> bool:
+    return isinstance(app.screen, LobbyScreen) and app.session is not None and app.session.client.connected
+
+
+def _in_game(app) -> bool:
+    return isinstance(app.screen, GameScreen) and app.screen.latest is not None
+
+
+async def _create_and_sit(app, pilot) -> None:
+    """c, then Enter on the last row (two open seats, two normal AI seats: the default)."""
+    await _until_app(pilot, lambda: _lobby_ready(app))
+    await pilot.press("c")
+    await _until_app(pilot, lambda: type(app.screen).__name__.startswith("CreateScreen"))
+    await pilot.press("end", "enter")
+    await _until_app(pilot, lambda: _in_game(app))
+
+
+async def _play(apps, pilots, done, rounds: int = 6000) -> None:
+    """Each app: Enter on a dialog, H (the hint's action) on its seat's decision."""
+    for _ in range(rounds):
+        if done():
+            return
+        for app, pilot in zip(apps, pilots):
+            if dialog_open(app) and not isinstance(app.screen, LobbyScreen):
+                await pilot.press("enter")
+            elif _in_game(app) and app.feeds[app.viewer].asked():
+                version = app.feeds[app.viewer].latest.version
+                await pilot.press("H")
+                for _ in range(200):
+                    if app.feeds[app.viewer].latest.version != version or dialog_open(app):
+                        break
+                    await pilot.pause(0.01)
+        await pilots[0].pause(0.01)
+    raise AssertionError("never reached")
+
+
+@pytest.mark.parametrize("lang, until", [("en", "build"), ("ja", "bidding")])
+def test_two_clients_play_through_the_lobby_and_the_game_screens(tmp_path, lang, until):
+    """Alice creates a table (2 open seats, 2 AI) and sits; Bob sees it in the lobby with
+    Alice at seat 1, joins with `j`; both make their decisions by keys on the ordinary
+    phase screens through the server, and the AI seats play — through the draft (and
+    the bidding, into the build). Each sees only its own hand."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice, bob = _client_app(host, "alice", lang), _client_app(host, "bob", lang)
+            async with alice.run_test(size=(80, 24)) as pa, bob.run_test(size=(80, 24)) as pb:
+                await _create_and_sit(alice, pa)
+                assert alice.viewer == 0 and alice.screen.phase == "draft"
+                await _until_app(pb, lambda: _lobby_ready(bob))
+                await pb.press("r")
+                await _until_app(pb, lambda: bob.session.tables)
+                lobby = screen_text(bob)
+                assert "alice" in lobby and ("connected" in lobby or "接続中" in lobby)
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                assert bob.viewer == 1 and isinstance(bob.live.table, str)
+                assert alice.feeds[0].latest.observation.hand != bob.feeds[1].latest.observation.hand
+                await _play([alice, bob], [pa, pb], lambda: host.table.game.state.phase == until)
+                assert host.table.live.version > 10
+                assert {0, 1} <= {getattr(a, "seat", None) for a in host.table.game.history}
+                await _until_app(pa, lambda: alice.feeds[0].latest.observation.phase == until)
+                await _until_app(pb, lambda: bob.feeds[1].latest.observation.phase == until)
+                await _play([alice, bob], [pa, pb], lambda: _in_game(alice) and _in_game(bob)
+                            and alice.screen.phase == bob.screen.phase == until)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, banner", [("en", "reconnecting"), ("ja", "再接続")])
+def test_a_dropped_connection_shows_the_banner_and_the_game_goes_on(tmp_path, monkeypatch, lang, banner):
+    """The server drops Alice's connection mid-game: a banner says so and counts down;
+    the client reconnects by itself, takes the seat back with its token, the banner
+    goes, and the game continues where it was (the same seat, the same version), and
+    her next decision is applied."""
+    from tactical_tui.net import client as C
+    monkeypatch.setattr(C, "backoff", lambda: iter([0.4] * 100))
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice", lang)
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                version = alice.feeds[0].latest.version
+                first = host.connection("alice")
+                first.close(abort=True)
+                await _until_app(pa, lambda: alice.screen.query(NetBanner))
+                assert banner in str(alice.screen.query_one(NetBanner).render())
+                await _until_app(pa, lambda: not alice.screen.query(NetBanner))
+                await _until_app(pa, lambda: host.table.slots[0].conn is not None)
+                assert host.connection("alice") is not first
+                assert host.table.slots[0].status == "connected"
+                assert _in_game(alice) and alice.viewer == 0 and alice.screen.phase == "draft"
+                assert alice.feeds[0].latest.version == version
+                await pa.press("enter")                  # the pick, on the same screen
+                await _until_app(pa, lambda: host.table.live.version > version)
+                assert any(getattr(a, "seat", None) == 0 for a in host.table.game.history)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, reason", [("en", "Nothing to undo"), ("ja", "戻せる判断がありません")])
+def test_a_refused_action_shows_its_reason(tmp_path, lang, reason):
+    """Undo with nothing decided: the server refuses (undo_nothing) and the player reads
+    why, in their language, once the answer comes."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice", lang)
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                shown = []
+                real = alice.notify
+                alice.notify = lambda msg, **kw: (shown.append(msg), real(msg, **kw))
+                await pa.press("z")
+                await _until_app(pa, lambda: shown)
+                assert reason in shown[0]
+                assert host.table.live.version == alice.feeds[0].latest.version
+    asyncio.run(run())
+
+
+def test_chat_text_is_shown_as_written(tmp_path):
+    """A chat line with markup from another player (a raw protocol client) shows
+    literally in the log strip; one with control characters (which this server refuses,
+    but a hostile one might send) shows them as escapes. Alice's own line (typed after
+    `/`) comes back from the server the same way."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice")
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                table = alice.live.table
+                raw = C.Client(host.host, host.port, "[b]m[/]", "en")
+                await raw.start()
+                await raw.request("join", table=table, seat=None)
+                await raw.request("chat", table=table, text="[bold red]hi[/] [link=x]y")
+                await _until_app(pa, lambda: "[bold red]hi[/]" in screen_text(alice))
+                text = screen_text(alice)
+                assert "» [b]m[/]: [bold red]hi[/] [link=x]y" in text
+                alice.session._message({"t": "chat", "table": table, "seat": 1, "name": "m\x1b[2J",
+                                        "text": "\x1b[31mred\x07"})
+                await _until_app(pa, lambda: "\\x1b[31mred\\x07" in screen_text(alice))
+                assert "m\\x1b[2J" in screen_text(alice)
+                await pa.press("slash")
+                await _until_app(pa, lambda: type(alice.screen).__name__.startswith("LineScreen"))
+                await pa.press(*"[i]me", "enter")
+                await _until_app(pa, lambda: "» alice: [i]me" in screen_text(alice))
+                await raw.close()
+    asyncio.run(run())
+
+
+def test_a_spectator_sees_the_public_table(tmp_path):
+    """Watching from the lobby (`w`): the spectator's screen lists every seat with its
+    player and status, whose decision it is, and the public log."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice, carol = _client_app(host, "alice"), _client_app(host, "carol")
+            async with alice.run_test(size=(80, 24)) as pa, carol.run_test(size=(80, 24)) as pc:
+                await _create_and_sit(alice, pa)
+                await _until_app(pc, lambda: _lobby_ready(carol))
+                await pc.press("r")
+                await _until_app(pc, lambda: carol.session.tables)
+                await pc.press("w")
+                await _until_app(pc, lambda: isinstance(carol.screen, SpectatorScreen)
+                                 and carol.screen.latest is not None)
+                await _until_app(pc, lambda: "alice (connected)" in screen_text(carol))
+                text = screen_text(carol)
+                assert "Watching table" in text and "AI (normal)" in text
+                assert carol.feeds[None].latest.observation.hand == ()
+    asyncio.run(run())
+
+
+def test_the_lobby_says_when_nothing_listens(tmp_path):
+    async def run():
+        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        server.close()
+        await server.wait_closed()
+        app = TacticalApp(lang="en", ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "alice"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until_app(pilot, lambda: "Nothing is listening" in screen_text(app))
+            assert f"127.0.0.1:{port}" in screen_text(app)
+    asyncio.run(run())

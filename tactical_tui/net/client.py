@@ -84,11 +84,11 @@ class Client:
     def __init__(self, host: str, port: int, name: str, lang: str, *,
                  on_message: Optional[Callable[[dict], None]] = None,
                  on_status: Optional[Callable[[str, Optional[float]], None]] = None,
-                 delays: Callable[[], Any] = backoff, connect_timeout: float = 10.0) -> None:
+                 delays: Optional[Callable[[], Any]] = None, connect_timeout: float = 10.0) -> None:
         self.host, self.port, self.name, self.lang = host, port, name, lang
         self.on_message = on_message
         self.on_status = on_status
-        self.delays = delays
+        self.delays = delays or backoff             # () -> the seconds before each try
         self.connect_timeout = connect_timeout
         self.status = "new"
         self.retry_in: Optional[float] = None
