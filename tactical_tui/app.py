@@ -112,6 +112,8 @@ class TacticalApp(App):
     def on_unmount(self) -> None:
         self.exit_game = self.table
         self.leave_game()                # the AI task stops; the save's lock is released
+        if self.session is not None:     # `tactical join`: the connection is closed
+            self.session.client.shutdown()
 
     # ------------------------------------------------------------------ start-up
     _hangup = False                      # a signal came before the app took signals over

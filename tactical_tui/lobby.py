@@ -68,6 +68,7 @@ def open_lobby(app, host: str, port: int, name: str) -> None:
     session.on_bye = lambda code: _bye(app, code)
     session.on_problem = lambda msg: _rejoin_refused(app, msg)
     session.on_tables = lambda: _lobby_refresh(app)
+    session.on_seats = lambda remote, before, after: _seats_changed(app, remote, before, after)
     app.push_screen(localized(LobbyScreen, app.lang)())
     connect(app)
 
@@ -223,6 +224,28 @@ def _rejoin_refused(app, msg: dict) -> None:
                severity="warning", timeout=10)
     if app.live is not None and getattr(app.live, "table", None) == msg.get("table"):
         app.action_back_to_title()       # (for `tactical join`: the lobby)
+
+
+def _seats_changed(app, remote, before: list, after: list) -> None:
+    """A seat of the table on screen changed hands or status (a player came, dropped,
+    an AI took over, the player came back): one line says so on whatever screen is up;
+    a spectator's panel shows it at once."""
+    if app.live is not remote:
+        return
+    old = {s.get("seat"): s for s in before}
+    for info in after:
+        was = old.get(info.get("seat"))
+        if was is not None and (was.get("status"), was.get("name")) == (info.get("status"), info.get("name")):
+            continue
+        if was is None and before:
+            continue
+        if before:
+            seat = t("seat", app.lang, n=info.get("seat", 0) + 1) if isinstance(info.get("seat"), int) else "?"
+            app.notify(f"{seat}: {seat_words(info, app.lang, me=info.get('seat') == remote.seat)}",
+                       timeout=6)
+    scr = app._viewer_screen()
+    if isinstance(scr, SpectatorScreen) and scr.latest is not None:
+        scr.update_view()
 
 
 def _bye(app, code: str) -> None:

@@ -132,6 +132,16 @@ class Client:
         self._drop_connection()
         self._set_status("closed")
 
+    def shutdown(self) -> None:
+        """`close` without waiting (the app is ending): no reconnecting, socket closed."""
+        self._closing = True
+        for task in (self._rejoining, self._task):
+            if task is not None:
+                task.cancel()
+        self._task = None
+        self._drop_connection()
+        self.status = "closed"
+
     @property
     def connected(self) -> bool:
         return self.status == "connected"

@@ -143,7 +143,9 @@ def _done(result) -> "asyncio.Future":
 class Session:
     """One connection to a server and what comes on it (module docstring). Listeners are
     plain callables, called on the event loop: `on_tables()` (the lobby list changed),
-    `on_chat(msg)`, `on_status(status, retry_in)`, `on_bye(code)`, `on_problem(msg)`."""
+    `on_chat(msg)`, `on_status(status, retry_in)`, `on_bye(code)`, `on_problem(msg)`,
+    `on_seats(remote, before, after)` (a seat's player or status changed at a table we
+    are at)."""
 
     def __init__(self, host: str, port: int, name: str, lang: str, cards=None,
                  delays=None) -> None:
@@ -161,6 +163,7 @@ class Session:
         self.on_status: Optional[Callable[[str, Optional[float]], None]] = None
         self.on_bye: Optional[Callable[[str], None]] = None
         self.on_problem: Optional[Callable[[dict], None]] = None
+        self.on_seats: Optional[Callable[[RemoteTable, list, list], None]] = None
 
     CHAT_KEEP = 200
 
@@ -234,7 +237,9 @@ class Session:
                 info["seats"] = seats
             remote = self.remotes.get(table)
             if remote is not None:
-                remote.seat_infos = seats
+                before, remote.seat_infos = remote.seat_infos, seats
+                if self.on_seats is not None:
+                    self.on_seats(remote, before, seats)
             if self.on_tables is not None:
                 self.on_tables()
         elif kind == "chat":
