@@ -39,6 +39,9 @@ class WireClient:
         self.sent = []
         self.delay = 0.0               # the answer comes after this many seconds
 
+    def shutdown(self) -> None:
+        self.connected = False
+
     def send(self, kind, **fields):
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
