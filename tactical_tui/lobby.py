@@ -61,7 +61,9 @@ def _name(x: object) -> str:
 def open_lobby(app, host: str, port: int, name: str) -> None:
     """The lobby screen, and the connection to the server (its answer fills the list)."""
     from .net.remote import Session
-    session = Session(host, port, name, app.lang, cards=app._cards)
+    from .net.remote import SeatTokens
+    session = Session(host, port, name, app.lang, cards=app._cards,
+                      tokens=SeatTokens() if app.autosave else None)
     app.session = session
     session.on_status = lambda status, retry: _status(app, status, retry)
     session.on_chat = lambda msg: _chat(app, msg)
@@ -101,11 +103,26 @@ async def _connect(app) -> None:
     if problem is None:
         app._cards = session.cards           # the server's card data (net.remote.Session.start)
         await _refresh(app)
+        if app.live is None and await _back_to_seat(app):
+            return
     lobby = _lobby(app)
     if lobby is not None:
         lobby.connecting = False
         lobby.problem = problem
         lobby.refresh_view()
+
+
+async def _back_to_seat(app) -> bool:
+    """A seat this player holds at this server (its token kept from a session that
+    ended — a terminal that went away): taken back at once, the game goes on."""
+    session = app.session
+    for table, held in session.saved_seats().items():
+        if table in session.tables and not session.tables[table].get("over"):
+            if await join_table(app, table, held["seat"], token=held["token"]):
+                app.notify(t("join.back_at_seat", app.lang, table=plain(table),
+                             seat=t("seat", app.lang, n=held["seat"] + 1)), timeout=8)
+                return True
+    return False
 
 
 async def _refresh(app) -> None:
@@ -143,20 +160,28 @@ def _refused(app, exc) -> None:
     app.notify(t("join.refused", app.lang, why=why), severity="error", timeout=8)
 
 
-async def join_table(app, table, seat: Optional[int], code: Optional[str] = None) -> bool:
-    """Sit at `seat` of `table` (None: the first open one): the seat's view comes up
-    with its first update."""
+async def join_table(app, table, seat: Optional[int], code: Optional[str] = None,
+                     token: Optional[str] = None) -> bool:
+    """Sit at `seat` of `table` (None: the first open one; with `token`: take our seat
+    back): the seat's view comes up with its first update. The token is kept
+    (net.remote.SeatTokens) for a later session."""
     from .net.client import ConnectionLost, Refusal
     fields = {"table": table, "seat": seat}
     if code:
         fields["code"] = code
+    if token:
+        fields["token"] = token
     try:
         answer = await app.session.client.request("join", **fields)
     except (Refusal, ConnectionLost) as exc:
+        if token and isinstance(exc, Refusal):
+            app.session.unseated(table)
         _refused(app, exc)
         return False
     seat = answer.get("seat")
     table = answer.get("table", table)
+    if isinstance(seat, int) and isinstance(answer.get("token"), str):
+        app.session.seated(table, seat, answer["token"])
     app.seat_views(app.session.remote(table, seat), (seat,))
     return True
 
@@ -241,7 +266,7 @@ def _seats_changed(app, remote, before: list, after: list) -> None:
             continue
         if before:
             seat = t("seat", app.lang, n=info.get("seat", 0) + 1) if isinstance(info.get("seat"), int) else "?"
-            app.notify(f"{seat}: {seat_words(info, app.lang, me=info.get('seat') == remote.seat)}",
+            app.notify(f"{seat}: {seat_words(info, app.lang, me=info.get('seat') == remote.seat, number=False)}",
                        timeout=6)
     scr = app._viewer_screen()
     if isinstance(scr, SpectatorScreen) and scr.latest is not None:
@@ -425,9 +450,12 @@ def remote_screen(phase: str, seat: Optional[int]):
     return _CHAT_KINDS[kind]
 
 
-def seat_words(info: dict, lang: str, me: bool = False) -> str:
-    """A seat of the lobby: "2 alice (connected)", "3 AI (normal)", "4 open"."""
+def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> str:
+    """A seat of the lobby: "2 alice (connected)", "3 AI (normal)", "4 open" (without
+    the number: "alice (connected)")."""
     n = info.get("seat", 0) + 1 if isinstance(info.get("seat"), int) else "?"
+    if not number:
+        return seat_words(info, lang, me)[len(str(n)) + 1:]
     status = str(info.get("status"))
     state = t("join.status." + status, lang) if "join.status." + status in TUI else plain(status)
     if info.get("kind") == "ai":
@@ -502,7 +530,7 @@ class LobbyScreen(BaseScreen):
         code = session.codes.get(info.get("table")) if session is not None else None
         if code:
             head += "  " + t("join.code", self.lang, code=plain(code))
-        mine = session.client.seats.get(info.get("table"), {}).get("seat") if session else None
+        mine = session.saved_seats().get(info.get("table"), {}).get("seat") if session else None
         seats = "   ".join(seat_words(s, self.lang, me=s.get("seat") == mine)
                            for s in info.get("seats", []))
         lines = [clip(head, self.WIDTH)] + ["  " + x for x in break_lines(seats, self.WIDTH - 2)]
@@ -553,10 +581,22 @@ class LobbyScreen(BaseScreen):
         info = tables[i]
         open_seats = [s["seat"] for s in info.get("seats", [])
                       if s.get("kind") == "open" and s.get("status") == "open"]
+        held = self.app.session.saved_seats().get(info.get("table"))
+        if held is not None:                 # ours already: back to it (its token)
+            open_seats = []
         labels = [t("join.sit", self.lang, n=s + 1) for s in open_seats] + [t("join.watch", self.lang)]
+        if held is not None:
+            labels.insert(0, t("join.back_to", self.lang, n=held["seat"] + 1))
 
         def chosen(k) -> None:
             if k is None:
+                return
+            if held is not None:
+                if k == 0:
+                    self.app.run_worker(join_table(self.app, info["table"], held["seat"],
+                                                   token=held["token"]), group="join-request")
+                else:
+                    self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
                 return
             if k < len(open_seats):
                 self._with_code(info, lambda code: join_table(self.app, info["table"], open_seats[k], code))

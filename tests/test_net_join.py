@@ -534,3 +534,48 @@ def test_the_lobby_says_when_nothing_listens(tmp_path):
             await _until_app(pilot, lambda: "Nothing is listening" in screen_text(app))
             assert f"127.0.0.1:{port}" in screen_text(app)
     asyncio.run(run())
+
+
+def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeypatch):
+    """Alice's `tactical join` ends mid-game (a killed SSH client ends it so); started
+    again with her name, it goes straight back to her seat with the kept token — the
+    server hands the seat back, the game goes on where it was."""
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "user"))
+
+    async def run():
+        async with Host(tmp_path / "tables") as host:
+            first = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
+            async with first.run_test(size=(80, 24)) as pilot:
+                await _create_and_sit(first, pilot)
+                table, version = first.live.table, first.feeds[0].latest.version
+            await asyncio.sleep(0.05)
+            assert host.table.slots[0].status == "disconnected"
+            again = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
+            async with again.run_test(size=(80, 24)) as pilot:
+                await _until_app(pilot, lambda: _in_game(again))
+                assert again.live.table == table and again.viewer == 0
+                assert again.feeds[0].latest.version == version
+                assert host.table.slots[0].status == "connected"
+            other = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "bob"))
+            async with other.run_test(size=(80, 24)) as pilot:   # not bob's seat
+                await _until_app(pilot, lambda: _lobby_ready(other) and other.session.tables)
+                assert isinstance(other.screen, LobbyScreen)
+    asyncio.run(run())
+
+
+def test_seat_tokens_are_kept_per_server_and_name(tmp_path):
+    from tactical_tui.net.remote import SeatTokens
+    store = SeatTokens(tmp_path / "seats.json")
+    assert store.get("h:1", "alice") == {}
+    store.put("h:1", "alice", "t1", 2, "tok")
+    store.put("h:1", "bob", "t1", 3, "tok-b")
+    store.put("h:2", "alice", "t9", 0, "tok-9")
+    assert store.get("h:1", "alice") == {"t1": {"seat": 2, "token": "tok"}}
+    assert store.get("h:2", "alice") == {"t9": {"seat": 0, "token": "tok-9"}}
+    assert (tmp_path / "seats.json").stat().st_mode & 0o077 == 0      # the owner's only
+    store.drop("h:1", "alice", "t1")
+    assert store.get("h:1", "alice") == {} and store.get("h:1", "bob") != {}
+    (tmp_path / "seats.json").write_text('{"h:1": {"alice": {"t1": {"seat": "x"}}}, "h:2": 3')
+    assert store.get("h:1", "alice") == {} and store.get("h:2", "alice") == {}
+    store.put("h:1", "alice", "t2", 1, "tok-2")                    # a damaged file is replaced
+    assert store.get("h:1", "alice") == {"t2": {"seat": 1, "token": "tok-2"}}

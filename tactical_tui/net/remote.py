@@ -134,6 +134,66 @@ class RemoteTable:
         return NormalPlayer(self.cards, 0).choose_explained(obs, obs.legal)
 
 
+class SeatTokens:
+    """The seat tokens of `tactical join`, kept in the user data folder (`seats.json`,
+    readable by its owner only) so that a player whose terminal went away — an SSH
+    client killed, a closed window — takes the seat back by joining again: per server
+    address and player name, table -> {"seat", "token"}. A token is forgotten when the
+    server no longer takes it or its game is over. (Through the SSH front door every
+    session runs as the host's user: a name is then all that tells two players apart.)
+    A damaged file is read as empty (and replaced at the next seat)."""
+
+    CAP = 256 * 1024
+
+    def __init__(self, path=None) -> None:
+        if path is None:
+            from ..savefiles import save_dir
+            path = save_dir() / "seats.json"
+        self.path = path
+
+    def _load(self) -> dict:
+        import json
+        from rules.files import FileProblem, read_bounded
+        try:
+            data = json.loads(read_bounded(self.path, self.CAP).decode("utf-8"))
+        except (FileProblem, OSError, ValueError, UnicodeDecodeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, address: str, name: str) -> dict:
+        seats = self._load().get(address, {}).get(name, {})
+        return {table: v for table, v in seats.items() if isinstance(table, str) and isinstance(v, dict)
+                and type(v.get("seat")) is int and isinstance(v.get("token"), str)} \
+            if isinstance(seats, dict) else {}
+
+    def _write(self, data: dict) -> None:
+        import json
+        from ..savefiles import write_atomic
+        try:
+            write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1))
+        except OSError:
+            pass                              # the seat is ours for this session only
+
+    def put(self, address: str, name: str, table: str, seat: int, token: str) -> None:
+        data = self._load()
+        servers = data.get(address)
+        if not isinstance(servers, dict):
+            servers = data[address] = {}
+        mine = servers.get(name)
+        if not isinstance(mine, dict):
+            mine = servers[name] = {}
+        mine[table] = {"seat": seat, "token": token}
+        self._write(data)
+
+    def drop(self, address: str, name: str, table: str) -> None:
+        data = self._load()
+        servers = data.get(address)
+        mine = servers.get(name) if isinstance(servers, dict) else None
+        if isinstance(mine, dict) and table in mine:
+            del mine[table]
+            self._write(data)
+
+
 def _done(result) -> "asyncio.Future":
     fut = asyncio.get_running_loop().create_future()
     fut.set_result(result)
@@ -148,7 +208,7 @@ class Session:
     are at)."""
 
     def __init__(self, host: str, port: int, name: str, lang: str, cards=None,
-                 delays=None) -> None:
+                 delays=None, tokens: Optional[SeatTokens] = None) -> None:
         kw = {"delays": delays} if delays is not None else {}
         self.client = Client(host, port, name, lang, on_message=self._message,
                              on_status=self._status, **kw)
@@ -158,6 +218,7 @@ class Session:
         self.held: dict = {}                   # table id -> [table.Update] not yet taken
         self.chat: list = []                   # chat messages (dicts), oldest first
         self.codes: dict = {}                  # table id -> join code we know (private)
+        self.tokens = tokens                   # SeatTokens, or None: kept for this session only
         self.on_tables: Optional[Callable[[], None]] = None
         self.on_chat: Optional[Callable[[dict], None]] = None
         self.on_status: Optional[Callable[[str, Optional[float]], None]] = None
@@ -188,9 +249,28 @@ class Session:
     async def close(self) -> None:
         await self.client.close()
 
+    def saved_seats(self) -> dict:
+        """table -> {"seat", "token"}: the seats this player holds at this server (kept
+        from an earlier session, or taken in this one)."""
+        saved = self.tokens.get(self.address, self.client.name) if self.tokens is not None else {}
+        return {**saved, **{k: v for k, v in self.client.seats.items() if v.get("token")}}
+
+    def seated(self, table: str, seat: int, token: str) -> None:
+        if self.tokens is not None:
+            self.tokens.put(self.address, self.client.name, table, seat, token)
+
+    def unseated(self, table: str) -> None:
+        """The seat's token is no good any more (refused, or its game is over)."""
+        self.client.seats.pop(table, None)
+        if self.tokens is not None:
+            self.tokens.drop(self.address, self.client.name, table)
+
     async def refresh(self) -> list:
         answer = await self.client.request("list")
         self.tables = {info["table"]: info for info in map(_info, answer.get("tables", []))}
+        for table in list(self.saved_seats()):
+            if table not in self.tables or self.tables[table].get("over"):
+                self.unseated(table)
         if self.on_tables is not None:
             self.on_tables()
         return list(self.tables.values())
@@ -251,6 +331,7 @@ class Session:
             if self.on_bye is not None:
                 self.on_bye(str(msg.get("code")))
         elif kind == "rejoin_refused":
+            self.unseated(table)
             if self.on_problem is not None:
                 self.on_problem(msg)
 
