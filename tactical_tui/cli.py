@@ -98,6 +98,24 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
     k.add_argument("--explain", action="store_true", help="print each scenario's event log step by step")
     k.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en (for --explain)")
+    h = sub.add_parser("host", help="serve tables to players on their own terminals (tactical join)",
+                       description="Serve tables (docs/PROTOCOL.md) until Ctrl+C. Loopback only "
+                                   "unless --bind says otherwise: from outside, players come in "
+                                   "through the SSH front door (--ssh-port).")
+    h.add_argument("--bind", default="127.0.0.1", help="address to listen on (default: loopback)")
+    h.add_argument("--port", type=int, default=7411, help="table port (0: any free port)")
+    h.add_argument("--dir", default=None, dest="host_dir", metavar="FOLDER",
+                   help="folder of the tables (default: TACTICAL_HOST_DIR or the user data folder)")
+    h.add_argument("--workers", type=int, default=None,
+                   help="AI processes (default: one per core; 0: think in the host process)")
+    h.add_argument("--ai-delay", type=float, default=0.6, dest="host_ai_delay", metavar="SECONDS",
+                   help="pause after each AI action in bidding and battle")
+    h.add_argument("--max-tables", type=int, default=100, help="unfinished tables at most")
+    h.add_argument("--ssh-port", type=int, default=None, help="also run the SSH front door here")
+    h.add_argument("--authorized-keys", default=None, metavar="FILE",
+                   help="SSH front door: public keys allowed in")
+    h.add_argument("--open", action="store_true", dest="ssh_open",
+                   help="SSH front door: anyone may come in (a LAN party)")
     return p
 
 
@@ -221,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             from .simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
+        if args.command == "host":
+            from .net.server import host_cli
+            return host_cli(args, lang)
         if args.command == "replay":
             lang = args.sub_lang or lang
         if args.command == "replay" and args.export is not None:
