@@ -291,7 +291,7 @@ def banner_text(app) -> Optional[str]:
         left = math.ceil(state[1] - asyncio.get_running_loop().time())
         return t("join.lost", app.lang, n=left) if left > 0 else t("join.lost_now", app.lang)
     code = state[1]
-    why = t("join.bye." + code, app.lang) if code and "join.bye." + code in TUI else \
+    why = t("net.bye." + code, app.lang) if code and "net.bye." + code in TUI else \
         plain(code or "—")
     return t("join.closed", app.lang, why=why)
 
@@ -457,7 +457,7 @@ def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> 
     if not number:
         return seat_words(info, lang, me)[len(str(n)) + 1:]
     status = str(info.get("status"))
-    state = t("join.status." + status, lang) if "join.status." + status in TUI else plain(status)
+    state = t("net.status." + status, lang) if "net.status." + status in TUI else plain(status)
     if info.get("kind") == "ai":
         level = str(info.get("level"))
         lv = t("level." + level, lang) if "level." + level in TUI else plain(level)
