@@ -579,3 +579,36 @@ def test_seat_tokens_are_kept_per_server_and_name(tmp_path):
     assert store.get("h:1", "alice") == {} and store.get("h:2", "alice") == {}
     store.put("h:1", "alice", "t2", 1, "tok-2")                    # a damaged file is replaced
     assert store.get("h:1", "alice") == {"t2": {"seat": 1, "token": "tok-2"}}
+
+
+def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path):
+    """Carol (a raw client) drops; after the table's grace the takeover AI plays her
+    seat: Bob is told, and his phase screens label the seat as an AI seat (`·AI`) while
+    it lasts; Carol reclaims it with her token and it is a human seat again."""
+    async def run():
+        async with Host(tmp_path) as host:
+            carol = C.Client(host.host, host.port, "carol", "en")
+            await carol.start()
+            made = await carol.request("create", seats=[{"kind": "open"}, {"kind": "open"},
+                                                        {"kind": "ai", "level": "random"}],
+                                       first_game=True, private=False, clock=None, grace=0.2)
+            seat = await carol.request("join", table=made["table"], seat=0)
+            bob = _client_app(host, "bob")
+            async with bob.run_test(size=(80, 24)) as pb:
+                shown = []
+                await _until_app(pb, lambda: _lobby_ready(bob) and bob.session.tables)
+                real = bob.notify
+                bob.notify = lambda msg, **kw: (shown.append(msg), real(msg, **kw))
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                assert bob.feeds[1].latest.seats[0] == "human"
+                await carol.close()
+                await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "ai_takeover")
+                assert "Seat 1: carol (AI takeover)" in shown
+                assert bob.screen.seat_name(0) == "Seat 1·AI"
+                back = C.Client(host.host, host.port, "carol", "en")
+                await back.start()
+                await back.request("join", table=made["table"], seat=0, token=seat["token"])
+                await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "human")
+                await back.close()
+    asyncio.run(run())

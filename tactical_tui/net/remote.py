@@ -75,12 +75,37 @@ class RemoteTable:
         return self
 
     def take(self, update) -> None:
-        """An `update` message's table.Update for this table."""
+        """An `update` message's table.Update for this table. A human seat the takeover
+        AI plays now (SeatInfo status `ai_takeover`) is labelled as an AI seat: every
+        phase screen then marks it so (`Seat 3·AI`), and this seat's view, while the AI
+        plays it, waits instead of asking."""
         if self.closed:
             return
+        update = self._labelled(update)
         self.latest = update
         if self.callback is not None:
             self.callback(update)
+
+    def _labelled(self, update):
+        taken = {s.get("seat") for s in self.seat_infos if s.get("status") == "ai_takeover"}
+        labels = tuple("ai_takeover" if i in taken and label == "human" else label
+                       for i, label in enumerate(update.seats))
+        if labels == update.seats:
+            return update
+        import attrs
+        return attrs.evolve(update, seats=labels)
+
+    def seats_changed(self, seats: list) -> None:
+        """The server's SeatInfo list changed: the latest update is shown again with the
+        seats labelled anew (a takeover begun or ended)."""
+        before = {s.get("seat") for s in self.seat_infos if s.get("status") == "ai_takeover"}
+        self.seat_infos = seats
+        after = {s.get("seat") for s in seats if s.get("status") == "ai_takeover"}
+        if before != after and self.latest is not None:
+            import attrs
+            self.take(attrs.evolve(self.latest, entries=(), reset=False,
+                                   seats=tuple("human" if i in before and label == "ai_takeover"
+                                               else label for i, label in enumerate(self.latest.seats))))
 
     def start(self) -> None:
         """(The AI seats run on the server.)"""
@@ -317,7 +342,8 @@ class Session:
                 info["seats"] = seats
             remote = self.remotes.get(table)
             if remote is not None:
-                before, remote.seat_infos = remote.seat_infos, seats
+                before = remote.seat_infos
+                remote.seats_changed(seats)
                 if self.on_seats is not None:
                     self.on_seats(remote, before, seats)
             if self.on_tables is not None:
