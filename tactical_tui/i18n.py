@@ -349,6 +349,8 @@ TUI: dict[str, dict[str, str]] = {
     "join.create.open": {"ja": "空席（人が座る）", "en": "Open (for a person)"},
     "join.create.private": {"ja": "非公開（参加コードで参加）", "en": "Private (join by code)"},
     "join.create.clock": {"ja": "持ち時間（1判断）", "en": "Turn clock (per decision)"},
+    "join.create.grace": {"ja": "切断した席をAIが代行するまで", "en": "AI takes a dropped seat after"},
+    "join.create.takeover": {"ja": "代行するAI", "en": "Takeover AI"},
     "join.create.clock_off": {"ja": "なし", "en": "off"},
     "join.create.seconds": {"ja": "{n}秒", "en": "{n} s"},
     "join.create.go": {"ja": "▶ 作成して座る", "en": "▶ Create and sit down"},

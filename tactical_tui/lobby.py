@@ -37,6 +37,7 @@ from .net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 ce
 NAME_CELLS = 12                  # a player's name in a lobby row
 LEVELS = ("normal", "hard", "easy", "random")
 CLOCKS = (None, 30, 60, 120, 300)
+GRACES = (60, 120, 300, 15, 30)  # seconds before the takeover AI plays a dropped seat
 REFRESH = 5.0                    # seconds between two table lists while the lobby is up
 
 
@@ -202,12 +203,13 @@ async def watch_table(app, table, code: Optional[str] = None) -> bool:
 
 
 async def create_table(app, seats: list, first_game: bool, private: bool,
-                       clock: Optional[int]) -> bool:
+                       clock: Optional[int], grace: float = 60, takeover: str = "normal") -> bool:
     """Create a table and sit at its first open seat (or watch it: no open seat)."""
     from .net.client import ConnectionLost, Refusal
     try:
         answer = await app.session.client.request(
-            "create", seats=seats, first_game=first_game, private=private, clock=clock)
+            "create", seats=seats, first_game=first_game, private=private, clock=clock,
+            grace=grace, takeover=takeover)
     except (Refusal, ConnectionLost) as exc:
         _refused(app, exc)
         return False
@@ -436,16 +438,30 @@ class LineScreen(ModalScreen):
 _CHAT_KINDS: dict = {}
 
 
+def remote_keys(keys: list) -> list:
+    """A phase screen's keys for a seat at a server: the chat key (`/`) added; at game
+    over the game is the server's (no replay file here) and the way on is the lobby."""
+    out = []
+    for key in keys:
+        action = key[1]
+        if action in ("app.save_replay", "app.new_game"):
+            continue
+        if action == "app.back_to_title":
+            key = (key[0], action, "key.lobby", *key[3:])
+        out.append(key)
+    return out + [("slash", "chat", "key.chat", True)]
+
+
 def remote_screen(phase: str, seat: Optional[int]):
-    """The screen class of a remote seat's view: the phase screen with the chat key
-    (`/`), or the spectator's screen."""
+    """The screen class of a remote seat's view: the phase screen with the remote keys
+    (`remote_keys`), or the spectator's screen."""
     if seat is None:
         return SpectatorScreen
     from .app import phase_screens
     kind = phase_screens()[phase]
     if kind not in _CHAT_KINDS:
         _CHAT_KINDS[kind] = type(kind.__name__, (kind,), {
-            "KEYS": kind.KEYS + [("slash", "chat", "key.chat", True)],
+            "KEYS": remote_keys(kind.KEYS),
             "action_chat": lambda self: open_chat(self.app)})
     return _CHAT_KINDS[kind]
 
@@ -653,7 +669,8 @@ class LobbyScreen(BaseScreen):
 
 class CreateScreen(BaseScreen):
     """A new table on the server: seats (3–5, each open or an AI level), first game,
-    private (a join code), turn clock. Enter on the last row creates it and sits the
+    private (a join code), turn clock, how long a dropped seat waits for its player and
+    the level of the AI that plays it then. Enter on the last row creates it and sits the
     player at its first open seat."""
 
     KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
@@ -668,6 +685,8 @@ class CreateScreen(BaseScreen):
         self.first_game = True
         self.private = False
         self.clock: Optional[int] = None
+        self.grace = 60
+        self.takeover = "normal"
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="setup-title")
@@ -688,6 +707,10 @@ class CreateScreen(BaseScreen):
         clock = self.tr("join.create.clock_off") if self.clock is None else \
             self.tr("join.create.seconds", n=self.clock)
         out.append(("clock", f"{self.tr('join.create.clock')}: {clock}"))
+        out.append(("grace", f"{self.tr('join.create.grace')}: "
+                             f"{self.tr('join.create.seconds', n=self.grace)}"))
+        out.append(("takeover", f"{self.tr('join.create.takeover')}: "
+                                f"{self.tr('level.' + self.takeover)}"))
         opened = any(s == "open" for s in self.seats[:self.players])
         out.append(("create", self.tr("join.create.go" if opened else "join.create.watch")))
         return out
@@ -715,6 +738,10 @@ class CreateScreen(BaseScreen):
             self.private = not self.private
         elif key == "clock":
             self.clock = CLOCKS[(CLOCKS.index(self.clock) + step) % len(CLOCKS)]
+        elif key == "grace":
+            self.grace = GRACES[(GRACES.index(self.grace) + step) % len(GRACES)]
+        elif key == "takeover":
+            self.takeover = LEVELS[(LEVELS.index(self.takeover) + step) % len(LEVELS)]
         else:
             return
         self.refresh_view()
@@ -732,9 +759,10 @@ class CreateScreen(BaseScreen):
             return
         app = self.app
         seats, first, private, clock = self.seat_list(), self.first_game, self.private, self.clock
+        grace, takeover = self.grace, self.takeover
 
         async def go() -> None:
-            if await create_table(app, seats, first, private, clock):
+            if await create_table(app, seats, first, private, clock, grace, takeover):
                 return
             if app.screen is self:           # refused: the form stays, the lobby beneath
                 return

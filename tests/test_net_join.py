@@ -612,3 +612,17 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path):
                 await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "human")
                 await back.close()
     asyncio.run(run())
+
+
+def test_a_remote_game_over_leads_back_to_the_lobby():
+    """At a server's game over: no replay file here (the server keeps the game), no new
+    game of this terminal — `t` goes back to the lobby; every phase screen has `/`."""
+    from tactical_tui.lobby import remote_screen
+    over = remote_screen("over", 0)
+    actions = {k[1]: k for k in over.KEYS}
+    assert "app.save_replay" not in actions and "app.new_game" not in actions
+    assert actions["app.back_to_title"][2] == "key.lobby"
+    assert issubclass(over, GameOverScreen)
+    for phase in ("draft", "bidding", "build", "battle"):
+        assert ("slash", "chat", "key.chat", True) in remote_screen(phase, 2).KEYS
+    assert remote_screen("battle", None) is SpectatorScreen
