@@ -522,15 +522,16 @@ class LobbyScreen(BaseScreen):
         self.mounted = True
         self.refresh_view()
         self._timer = self.set_interval(REFRESH, self._poll)
+        self._poll(now=True)             # (back from a game: the list as it is now)
         update_banner(self.app)
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
         update_banner(self.app)
 
-    def _poll(self) -> None:
+    def _poll(self, now: bool = False) -> None:
         session = self.app.session
-        if self.app.screen is self and session is not None and session.client.connected:
+        if session is not None and session.client.connected and (now or self.app.screen is self):
             self.app.run_worker(_refresh(self.app), group="join-refresh", exclusive=True)
 
     def tables(self) -> list:
@@ -547,9 +548,16 @@ class LobbyScreen(BaseScreen):
         if code:
             head += "  " + t("join.code", self.lang, code=plain(code))
         mine = session.saved_seats().get(info.get("table"), {}).get("seat") if session else None
-        seats = "   ".join(seat_words(s, self.lang, me=s.get("seat") == mine)
-                           for s in info.get("seats", []))
-        lines = [clip(head, self.WIDTH)] + ["  " + x for x in break_lines(seats, self.WIDTH - 2)]
+        lines = [clip(head, self.WIDTH)]
+        row = ""
+        for s in info.get("seats", []):      # whole seats to a line
+            words = clip(seat_words(s, self.lang, me=s.get("seat") == mine), self.WIDTH - 2)
+            if row and cell_len(row) + 3 + cell_len(words) > self.WIDTH - 2:
+                lines.append("  " + row)
+                row = ""
+            row = f"{row}   {words}" if row else words
+        if row:
+            lines.append("  " + row)
         return lines_text(lines)
 
     def refresh_view(self) -> None:
