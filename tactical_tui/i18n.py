@@ -372,6 +372,7 @@ TUI: dict[str, dict[str, str]] = {
     "join.chat_line": {"ja": "» {who}: {text}", "en": "» {who}: {text}"},
     "join.spectator": {"ja": "観戦者", "en": "spectator"},
     "join.watching": {"ja": "テーブル {table} を観戦中", "en": "Watching table {table}"},
+    "join.seat_who": {"ja": "{who}（{state}）", "en": "{who} ({state})"},
     "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
     "key.undo": {"ja": "戻す", "en": "Undo"},
     "key.prev": {"ja": "前へ", "en": "Back"},

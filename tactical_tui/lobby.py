@@ -483,7 +483,7 @@ def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> 
     who = _name(info.get("name") or "?")
     if me:
         who += f"({t('join.you', lang)})"
-    return f"{n} {who} ({state})"
+    return f"{n} {t('join.seat_who', lang, who=who, state=state)}"
 
 
 def phase_words(info: dict, lang: str) -> str:
