@@ -245,6 +245,7 @@ def test_two_humans_two_ai_play_to_the_end_and_see_only_their_own(tmp_path):
             assert {x.seat for x in table.game.history} == {0, 1, 2, 3}
             # the save on disk is the table's game
             from tactical_tui.saves import read
+            await table.saver.saved()
             data = read(tmp_path / f"{tid}.json")
             assert data.finished and list(data.actions) == table.game.history
             meta = json.loads((tmp_path / f"{tid}.table.json").read_text())
@@ -615,3 +616,29 @@ def test_an_ai_decision_in_a_process_pool_is_the_one_made_here():
     assert (action, reason) == mine
     assert unpack(after).memory() == here.memory()
     assert unpack(after).cards is cards
+
+
+def test_ai_seats_think_in_the_executor_and_a_broken_pool_is_replaced(tmp_path):
+    """An all-AI table plays to its end through the executor (the player packed and
+    unpacked each decision); a pool that breaks is replaced by the factory's."""
+    from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
+
+    class Broken(ThreadPoolExecutor):
+        def submit(self, *args, **kwargs):
+            raise BrokenExecutor("a worker died")
+
+    made: list = []
+
+    def factory():
+        made.append(ThreadPoolExecutor(1))
+        return made[-1]
+
+    async def run():
+        async with running(tmp_path, executor=Broken(1), pool_factory=factory) as (server, port):
+            table, _ = server.create(P.Create(1, (P.SeatSpec("ai", "easy"),) * 3))
+            while not table.game.over:
+                await asyncio.sleep(0.01)
+            assert len(made) == 1 and server.executor is made[0]
+            assert len(table.game.history) > 50
+            made[0].shutdown()
+    asyncio.run(asyncio.wait_for(run(), 300))

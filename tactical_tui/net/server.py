@@ -34,6 +34,7 @@ the same semantics can take its place (README "Play together": Ray's or Dask's).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import io
@@ -64,6 +65,7 @@ META_FORMAT = 1
 HELLO_TIMEOUT = 30.0          # seconds a connection has to say hello
 MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dropped
 MAX_TABLES = 100
+MAX_CONNECTIONS = 1000
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
@@ -117,29 +119,23 @@ def init_worker(cards_toml: Optional[str]) -> None:
         register_cards(parse_cards(cards_toml, "host"))
 
 
-class _Pickler(pickle.Pickler):
-    def persistent_id(self, obj: Any) -> Any:
-        if isinstance(obj, CardSet):          # by reference: a worker has its own copy
-            return ("cards", register_cards(obj))
-        return None
-
-
-class _Unpickler(pickle.Unpickler):
-    def persistent_load(self, pid: Any) -> Any:
-        if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == "cards":
-            return _cards_for(pid[1])
-        raise pickle.UnpicklingError("unknown persistent id")
+def _reduce_cards(cards: CardSet) -> tuple:
+    return _cards_for, (register_cards(cards),)     # by reference: a worker has its own
 
 
 def pack(obj: Any) -> bytes:
-    """A player pickled for another process, its card data by fingerprint (a few KB)."""
+    """A player pickled for another process, its card data by fingerprint (a few KB;
+    the card set is looked up by the pickler's dispatch table, in C, object by object)."""
+    import copyreg
     out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**copyreg.dispatch_table, CardSet: _reduce_cards}
+    pickler.dump(obj)
     return out.getvalue()
 
 
 def unpack(blob: bytes) -> Any:
-    return _Unpickler(io.BytesIO(blob)).load()
+    return pickle.loads(blob)
 
 
 def _choose(player: Any, obs: Any) -> tuple:
@@ -173,6 +169,114 @@ def make_executor(workers: Optional[int], cards_toml: Optional[str]):
 
 # ------------------------------------------------------------------ a table
 
+SYNC_EVERY = 2.0              # seconds between the fsyncs of the tables' new saves
+
+
+def _write_unsynced(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically (a temporary file renamed over it), without
+    waiting for the disk: a killed host loses nothing written (the server fsyncs the
+    saves every SYNC_EVERY seconds, off the event loop: `_fsync_all`)."""
+    import tempfile
+
+    from ..savefiles import TEMP_PREFIX
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".json",
+                               dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _fsync_all(paths: list, folder: Path) -> None:
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            log.error("cannot sync %s: %s", path, exc)
+        finally:
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Saver:
+    """A table's autosave off the event loop: the save after the latest action is written
+    (and renamed over the old one) in a thread, one write at a time, the newest position
+    only if several actions came meanwhile. The table's next AI decision (its AI seats',
+    the takeover AI's) waits for the write (`saved`), so a host killed at any moment has
+    the save of the last action or of the one before it."""
+
+    def __init__(self, game: "NetGame", unsynced: Optional[set]) -> None:
+        self.game, self.unsynced = game, unsynced
+        self._latest = None
+        self._task: Optional[asyncio.Task] = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def request(self, data) -> None:
+        self._latest = data
+        if self._task is None:
+            self._idle.clear()
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        from ..saves import to_json
+        game = self.game
+        try:
+            while self._latest is not None:
+                data, self._latest = self._latest, None
+                try:
+                    await asyncio.to_thread(lambda: _write_unsynced(game.save_path, to_json(data)))
+                    game.save_problem = game.save_error = None
+                    if self.unsynced is not None:
+                        self.unsynced.add(game.save_path)
+                except OSError as exc:
+                    game.save_error = exc
+                    game.save_problem = f"{game.save_path}: {exc}"
+                    log.error("cannot save %s", game.save_problem)
+        finally:
+            self._task = None
+            self._idle.set()
+
+    async def saved(self) -> None:
+        await self._idle.wait()
+
+
+class NetGame(GameTable):
+    """A GameTable whose autosave after every action does not hold up the event loop
+    (every table of the host): written by its `Saver` in a thread, without waiting for
+    the disk (a killed host loses nothing written), and synced (fsync) with the others
+    within SYNC_EVERY seconds. Without a running loop (resuming) it saves at once."""
+
+    saver: Optional[Saver] = None
+
+    def autosave(self) -> None:
+        if self.save_path is None:
+            return
+        if self.saver is not None:
+            self.saver.request(self.save_data())
+            return
+        from ..saves import to_json
+        try:
+            _write_unsynced(self.save_path, to_json(self.save_data()))
+        except OSError as exc:
+            self.save_error = exc
+            self.save_problem = f"{self.save_path}: {exc}"
+            log.error("cannot save %s", self.save_problem)
+
+
 class NetLive(LiveTable):
     """A LiveTable whose AI seats think through the server's executor (the player and
     its observation are sent, not the table), and that tells its host of every change."""
@@ -182,6 +286,7 @@ class NetLive(LiveTable):
         super().__init__(game, **kw)
 
     async def _think(self, seat: int, obs):
+        await self.hosted.saver.saved()          # the last action is on disk first
         player = self.game.players[seat]
         generation = self._generation
         action, reason, after = await self.hosted.server.think(player, obs)
@@ -241,7 +346,10 @@ class HostedTable:
         self.grace, self.takeover_level, self.clock = grace, takeover, clock
         self.created = created or time.time()
         self.watchers: dict["Connection", Any] = {}
+        self._spectate = None                      # the watchers' one subscription
         self._wake = asyncio.Event()
+        self.saver = Saver(game, server._unsynced)
+        game.saver = self.saver
         self.live = NetLive(game, self, ai_delay=server.ai_delay, on_error=self._ai_failed)
         self._driver: Optional[asyncio.Task] = None
         self._inflight: Optional[int] = None
@@ -354,8 +462,7 @@ class HostedTable:
             token = secrets.token_urlsafe(32)
             slot.kind, slot.name, slot.token_hash = "human", conn.name, _hash(token)
             self.save_meta()                  # the token is on disk before it is given
-        if conn in self.watchers:
-            self.watchers.pop(conn).close()
+        self.watchers.pop(conn, None)
         if slot.grace is not None:
             slot.grace.cancel()
             slot.grace = None
@@ -379,20 +486,38 @@ class HostedTable:
         return {}
 
     def watch(self, conn: "Connection", req: P.Watch) -> dict:
-        if self.private and not _matches((req.code or "").upper(), self.code_hash) \
-                and self.seat_of(conn) is None:
-            return P.refused(req.id, "bad_code")
         if self.seat_of(conn) is not None:
             return P.refused(req.id, "already_seated", {"seat": self.seat_of(conn)})
+        if self.private and not _matches((req.code or "").upper(), self.code_hash):
+            return P.refused(req.id, "bad_code")
         if conn not in self.watchers:
             conn.tables[self.id] = None
             conn.send(P.ok(req.id, table=self.id))
-            self.watchers[conn] = self._subscribe(conn, None)
+            # its first update (the whole log) for it alone, then the table's one
+            # spectator feed, encoded once for every watcher
+            if self._spectate is None:
+                self._spectate = self.live.subscribe(None, callback=self._to_watchers)
+            self._subscribe(conn, None).close()
+            self.watchers[conn] = None
             conn.send({"t": "seats", "table": self.id,
                        "seats": [s.to_wire() for s in self.seat_infos()]})
         else:
             conn.send(P.ok(req.id, table=self.id))
         return {}
+
+    def _to_watchers(self, update) -> None:
+        if not self.watchers:
+            return
+        try:
+            frame = P.encode_frame({"t": "update", "table": self.id,
+                                    "update": update_to_wire(update)}, P.MAX_SERVER_FRAME)
+        except Exception as exc:  # noqa: BLE001 - a bug: the watchers are dropped, play goes on
+            log.error("table %s: a spectator update cannot be encoded: %r", self.id, exc)
+            for conn in list(self.watchers):
+                conn.close()
+            return
+        for conn in list(self.watchers):
+            conn.send_frame(frame)
 
     def _release(self, seat: int) -> None:
         """The seat's connection is gone (or replaced): unsubscribe it."""
@@ -407,8 +532,7 @@ class HostedTable:
     def detach(self, conn: "Connection") -> None:
         """`conn` leaves the table (it left, or its connection is gone)."""
         conn.tables.pop(self.id, None)
-        if conn in self.watchers:
-            self.watchers.pop(conn).close()
+        self.watchers.pop(conn, None)
         seat = self.seat_of(conn)
         if seat is not None:
             self._release(seat)
@@ -516,10 +640,11 @@ class HostedTable:
         if player is None:
             player = make_player(self.takeover_level, self.game.seed * 101 + 50 + seat,
                                  self.game.cards)
-        obs = self.game.observe(seat)
-        generation, asked = self.live._generation, self.live._asked.get(seat)
         self._inflight = seat
         try:
+            await self.saver.saved()                  # the last action is on disk first
+            obs = self.game.observe(seat)
+            generation, asked = self.live._generation, self.live._asked.get(seat)
             action, reason, after = await self.server.think(player, obs)
         finally:
             self._inflight = None
@@ -583,6 +708,11 @@ class Connection:
         except (P.FrameTooLarge, ValueError) as exc:
             log.error("%s: a message cannot be sent (%s): closing", self.peer, exc)
             self.close()
+            return
+        self.send_frame(frame)
+
+    def send_frame(self, frame: bytes) -> None:
+        if self.closing:
             return
         self.queued += len(frame)
         if self.queued > MAX_QUEUED:
@@ -679,7 +809,7 @@ class Connection:
                 if obj is None:
                     break
                 try:
-                    self.handle(obj)
+                    await self.handle(obj)
                 except Exception as exc:  # noqa: BLE001 - a bug: refused, said, the rest goes on
                     log.error("%s: a request failed: %r", self.peer, exc, exc_info=exc)
                     self.refuse(P.request_id(obj), "server_error")
@@ -690,7 +820,7 @@ class Connection:
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - it is ending
                 self.writer.transport.abort()
 
-    def handle(self, obj: dict) -> None:
+    async def handle(self, obj: dict) -> None:
         try:
             req = P.parse_request(obj)
         except P.BadRequest as bad:
@@ -714,6 +844,10 @@ class Connection:
         if self.name is None:
             self.refuse(req.id, "hello_first")
             return
+        if isinstance(req, (P.Submit, P.Undo)) and req.table in self.server.tables:
+            # a player's action follows the save of the last one (then a host killed at
+            # any moment loses at most one action)
+            await self.server.tables[req.table].saver.saved()
         answer = self.server.dispatch(self, req)
         if answer:
             if answer["t"] == "refused" and answer["code"] not in FAIR_REFUSALS \
@@ -734,12 +868,16 @@ class Server:
     cards: CardSet = field(factory=default_cards)
     cards_toml: Optional[str] = None          # the card data's text (None: the shipped file)
     executor: Any = None                      # AI decisions (None: a thread of the host)
+    pool_factory: Any = None                  # makes a new executor if that one breaks
     ai_delay: float = 0.6
     max_tables: int = MAX_TABLES
+    max_connections: int = MAX_CONNECTIONS
     tables: dict = field(factory=dict)
     connections: set = field(factory=set)
     server: Any = None
     _lock: Any = None
+    _unsynced: set = field(factory=set)       # saves written since the last fsync
+    _sync_task: Any = None
 
     # ------------------------------------------------------------ start, stop
     def lock_folder(self) -> None:
@@ -760,6 +898,7 @@ class Server:
         if self._lock is None:
             self.lock_folder()
         self.resume()
+        self._sync_task = asyncio.get_running_loop().create_task(self._sync_loop())
         self.server = await asyncio.start_server(self._serve, host, port)
         addr = self.server.sockets[0].getsockname()
         return addr[0], addr[1]
@@ -772,17 +911,41 @@ class Server:
             conn.bye("server_stopping")
         for table in self.tables.values():
             table.close()
+        for table in self.tables.values():
+            await table.saver.saved()
         await asyncio.sleep(0)
         if self.server is not None:
             try:
                 await asyncio.wait_for(self.server.wait_closed(), 5.0)
             except asyncio.TimeoutError:
                 pass
+        if self._sync_task is not None:
+            self._sync_task.cancel()
+        await self.sync()
         if self._lock is not None:
             self._lock.close()
             self._lock = None
 
+    async def sync(self) -> None:
+        """fsync the saves written since the last time (in a thread)."""
+        paths = list(self._unsynced)
+        self._unsynced.clear()
+        if paths:
+            await asyncio.to_thread(_fsync_all, paths, self.folder)
+
+    async def _sync_loop(self) -> None:
+        while True:
+            await asyncio.sleep(SYNC_EVERY)
+            try:
+                await self.sync()
+            except Exception as exc:  # noqa: BLE001 - said; the next round tries again
+                log.error("cannot sync the saves: %r", exc)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self.connections) >= self.max_connections:
+            log.warning("%d connections: one more refused", len(self.connections))
+            writer.close()
+            return
         conn = Connection(self, reader, writer)
         self.connections.add(conn)
         try:
@@ -796,8 +959,18 @@ class Server:
         if self.executor is None:
             action, reason = await _in_thread(_choose, player, obs)
             return action, reason, player
+        from concurrent.futures import BrokenExecutor
         loop = asyncio.get_running_loop()
-        action, reason, blob = await loop.run_in_executor(self.executor, decide, pack(player), obs)
+        pool = self.executor
+        try:
+            action, reason, blob = await loop.run_in_executor(pool, decide, pack(player), obs)
+        except BrokenExecutor as exc:
+            # a worker died (killed, out of memory): a new pool, else this process thinks
+            if self.executor is pool:
+                log.error("the AI pool is broken (%r): %s", exc,
+                          "starting a new one" if self.pool_factory else "thinking in the host")
+                self.executor = self.pool_factory() if self.pool_factory else None
+            return await self.think(player, obs)
         return action, reason, unpack(blob)
 
     # ------------------------------------------------------------ tables
@@ -810,9 +983,9 @@ class Server:
     def create(self, req: P.Create) -> tuple[HostedTable, Optional[str]]:
         tid = self._new_id()
         seats = tuple(SeatSetup(s.kind == "open", s.level or "normal") for s in req.seats)
-        game = GameTable(Config(players=len(seats), first_game=req.first_game), seats,
-                         secrets.randbelow(SEED_LIMIT), self.cards,
-                         save_path=self.folder / f"{tid}.json")
+        game = NetGame(Config(players=len(seats), first_game=req.first_game), seats,
+                       secrets.randbelow(SEED_LIMIT), self.cards,
+                       save_path=self.folder / f"{tid}.json")
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)) \
             if req.private else None
         slots = [Slot("open") if s.kind == "open" else Slot("ai", s.level) for s in req.seats]
@@ -853,7 +1026,7 @@ class Server:
         data = read_save(save_path)
         if data.finished:
             return None
-        game = GameTable.from_save(data, self.cards, str(save_path), save_path=save_path)
+        game = NetGame.from_save(data, self.cards, str(save_path), save_path=save_path)
         slots = []
         for i, s in enumerate(meta["seats"]):
             kind, level = s["kind"], s["level"]
@@ -925,13 +1098,20 @@ def host_cli(args: Any, lang: str) -> int:
     import sys
 
     from ..i18n import t
+    from ..safe import plain
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     folder = Path(args.host_dir) if args.host_dir else host_dir() / "tables"
     cards_toml = None
     if args.cards:
-        cards_toml = Path(args.cards).read_text(encoding="utf-8")
-        cards = parse_cards(cards_toml, str(args.cards))
+        try:
+            cards_toml = Path(args.cards).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            from ..text import os_error_text, ui
+            detail = os_error_text(exc, lang) if isinstance(exc, OSError) else str(exc)
+            print(plain(f"{ui('err.cards', lang)}: {args.cards}: {detail}"), file=sys.stderr)
+            return 2
+        cards = parse_cards(cards_toml, str(args.cards))     # CardDataError: said by main
     else:
         cards = default_cards()
 
@@ -941,14 +1121,15 @@ def host_cli(args: Any, lang: str) -> int:
         try:
             server.lock_folder()
         except RuntimeError:
-            print(t("net.host.locked", lang, folder=str(folder)), file=sys.stderr)
+            print(t("net.host.locked", lang, folder=plain(str(folder))), file=sys.stderr)
             return 2
-        server.executor = make_executor(args.workers, cards_toml)
+        server.pool_factory = lambda: make_executor(args.workers, cards_toml)
+        server.executor = server.pool_factory()
         try:
             host, port = await server.start(args.bind, args.port)
         except OSError as exc:
-            print(t("net.host.bind_failed", lang, address=f"{args.bind}:{args.port}",
-                    detail=exc.strerror or str(exc)), file=sys.stderr)
+            print(t("net.host.bind_failed", lang, address=plain(f"{args.bind}:{args.port}"),
+                    detail=plain(exc.strerror or str(exc))), file=sys.stderr)
             return 2
         door = None
         if args.ssh_port is not None:
@@ -956,8 +1137,8 @@ def host_cli(args: Any, lang: str) -> int:
             if door is None:
                 await server.stop()
                 return 2
-        print(t("net.host.serving", lang, address=f"{host}:{port}", folder=str(folder),
-                tables=len(server.tables)), flush=True)
+        print(t("net.host.serving", lang, address=f"{host}:{port}", folder=plain(str(folder)),
+                n=len(server.tables)), flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -991,6 +1172,7 @@ async def _ssh_door(args: Any, table_port: int, lang: str):
                                    command_for=sshdoor.join_command(table_port, target),
                                    authorized_keys=args.authorized_keys, open_door=args.ssh_open)
     except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
-        key = getattr(exc, "key", None)
-        print(t("net.host.no_ssh", lang, detail=t(key, lang) if key else str(exc)), file=sys.stderr)
+        from ..safe import plain
+        detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))
+        print(t("net.host.no_ssh", lang, detail=detail), file=sys.stderr)
         return None

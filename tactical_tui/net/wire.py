@@ -196,7 +196,7 @@ def _make_converter():
         name = value["type"]
         fn = event_fns.get(name) if type(name) is str else None
         if fn is None:
-            raise _Bad("unknown_field", "type", name=_shown(name))
+            raise _Bad("unknown_event", "type", name=_shown(name))
         fields = {k: v for k, v in value.items() if k != "type"}
         try:
             return fn(fields, EVENT_TYPES[name])
