@@ -372,6 +372,24 @@ TUI: dict[str, dict[str, str]] = {
     "join.chat_line": {"ja": "» {who}: {text}", "en": "» {who}: {text}"},
     "join.spectator": {"ja": "観戦者", "en": "spectator"},
     "join.watching": {"ja": "テーブル {table} を観戦中", "en": "Watching table {table}"},
+    "join.help": {"ja": "ロビー: ↑↓でテーブルを選び、Enterで席を選ぶか観戦。j=最初の空席に座る  w=観戦  "
+                        "c=テーブルを作る  r=一覧を更新  Ctrl+C=終了\n"
+                        "非公開のテーブルには参加コードが要ります（作った人に表示されます）。\n"
+                        "ゲーム中: /=チャット（1行、Enterで送信）。ほかのキーはひとりで遊ぶときと同じです。"
+                        "ヒント（h・H）はあなたの席に見えていることだけから計算されます。\n"
+                        "接続が切れると上に表示が出て、自動でつなぎ直し、同じ席に戻ります。"
+                        "戻るまでの間（テーブルの設定、ふつう60秒）を過ぎるとAIが代わりに打ち、"
+                        "戻れば次の判断からまたあなたの番です。ターミナルを閉じても、同じ名前で "
+                        "tactical join すれば席に戻れます。",
+                  "en": "Lobby: ↑↓ to choose a table, Enter to choose a seat or watch. j = sit at the first "
+                        "open seat  w = watch  c = create a table  r = refresh the list  Ctrl+C = quit\n"
+                        "A private table needs its join code (shown to whoever created it).\n"
+                        "In a game: / = chat (one line, Enter sends). Every other key is as in a game of "
+                        "your own. Hints (h, H) come from what your seat may see only.\n"
+                        "If the connection drops, a banner says so; the game reconnects by itself and "
+                        "you are back at your seat. After the table's grace (60 s unless set) an AI plays "
+                        "your seat until you are back, at your next decision. If your terminal went away, "
+                        "tactical join again with the same name takes you back to your seat."},
     "join.seat_who": {"ja": "{who}（{state}）", "en": "{who} ({state})"},
     "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
     "key.undo": {"ja": "戻す", "en": "Undo"},

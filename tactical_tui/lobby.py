@@ -499,7 +499,9 @@ class LobbyScreen(BaseScreen):
     """The server's tables (module docstring). Enter: a table's seats (or watch); `j`
     the first open seat, `w` watch, `c` create, `r` refresh."""
 
-    KEYS = BaseScreen.KEYS + [("enter", "noop", "key.seats", True),
+    KEYS = [("question_mark", "lobby_help", "key.help", True), ("f1", "lobby_help", "", False),
+            *BaseScreen.KEYS[2:],
+            ("enter", "noop", "key.seats", True),
                               ("j", "join", "key.join", True),
                               ("w", "watch", "key.watch", True),
                               ("c", "create", "key.create", True),
@@ -592,6 +594,16 @@ class LobbyScreen(BaseScreen):
 
     def action_noop(self) -> None:
         pass
+
+    def action_lobby_help(self) -> None:
+        """The lobby's keys, what happens to a dropped seat, the chat; then the quick
+        reference of the rules."""
+        from .help import QUICK
+        from .howto import HelpScreen
+        lang = self.lang if self.lang in QUICK else "en"
+        self.app.push_screen(localized(HelpScreen, self.lang)(
+            t("help.title", self.lang), as_text(t("join.help", self.lang) + "\n\n" + QUICK[lang],
+                                                lines=True)))
 
     def usable(self) -> bool:
         session = self.app.session

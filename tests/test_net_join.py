@@ -532,7 +532,9 @@ def test_the_lobby_says_when_nothing_listens(tmp_path):
         app = TacticalApp(lang="en", ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "alice"))
         async with app.run_test(size=(80, 24)) as pilot:
             await _until_app(pilot, lambda: "Nothing is listening" in screen_text(app))
-            assert f"127.0.0.1:{port}" in screen_text(app)
+            assert f"127.0.0.1:{port}" in screen_text(app) and "r: try again" in screen_text(app)
+            await pilot.press("question_mark")          # the lobby's own help
+            await _until_app(pilot, lambda: "j = sit at the first" in screen_text(app))
     asyncio.run(run())
 
 
