@@ -534,7 +534,8 @@ def test_the_lobby_says_when_nothing_listens(tmp_path):
             await _until_app(pilot, lambda: "Nothing is listening" in screen_text(app))
             assert f"127.0.0.1:{port}" in screen_text(app) and "r: try again" in screen_text(app)
             await pilot.press("question_mark")          # the lobby's own help
-            await _until_app(pilot, lambda: "j = sit at the first" in screen_text(app))
+            await _until_app(pilot, lambda: "j = sit at the first" in str(getattr(app.screen, "body", "")))
+            assert "Lobby:" in screen_text(app)
     asyncio.run(run())
 
 
