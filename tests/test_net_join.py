@@ -160,6 +160,32 @@ def test_a_refusal_from_the_remote_table_is_said_when_it_comes():
     asyncio.run(run())
 
 
+def test_undo_on_a_remote_seat_goes_back_when_the_answer_comes():
+    """z on a remote seat: sent; when the table's answer comes the player is told, and
+    the rewritten log (a reset update) puts the same question back on screen."""
+    async def run():
+        live, session, client = _wired(5, seats=("human", "human", "human"))
+        client.delay = 0.05
+        app = _remote_app(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            live.start()
+            app.seat_views(session.remote("1", 0), (0,))
+            await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
+            shown = []
+            real = app.notify
+            app.notify = lambda msg, **kw: (shown.append(msg), real(msg, **kw))
+            await pilot.press("enter")
+            await _wait(pilot, lambda: app.feeds[0].latest.version == 1)
+            assert not app.feeds[0].asked()          # picked: waiting for the others
+            await pilot.press("z")
+            await _wait(pilot, lambda: "Back to your previous decision" in shown)
+            await _wait(pilot, lambda: app.feeds[0].latest.version == 0 and app.feeds[0].asked())
+            assert ("undo", {"table": "1"}) in client.sent
+            assert app.screen.my_turn()
+            live.close()
+    asyncio.run(run())
+
+
 # ------------------------------------------------------------------ the client connection
 
 from tactical_tui.net import client as C
