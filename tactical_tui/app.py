@@ -108,9 +108,12 @@ class TacticalApp(App):
                        timeout=timeout, markup=False)
 
     exit_game = None                     # the game open when the app ended (its exit line)
+    exit_seat = (None, None)             # `tactical join`: (table, seat) open when it ended
 
     def on_unmount(self) -> None:
         self.exit_game = self.table
+        if self.session is not None:     # `tactical join`: the seat left (cli's exit line)
+            self.exit_seat = (getattr(self.live, "table", None), getattr(self.live, "seat", None))
         self.leave_game()                # the AI task stops; the save's lock is released
         if self.session is not None:     # `tactical join`: the connection is closed
             self.session.client.shutdown()

@@ -197,9 +197,17 @@ class _Hangup:
 
 
 def _print_exit_line(app) -> None:
-    """After the app has exited: one line saying the game is saved and how to go on."""
+    """After the app has exited: one line saying the game is saved and how to go on (for
+    `tactical join`: that the seat is kept, and the command that goes back to it)."""
     from .exitline import exit_line
     line = exit_line(app)
+    table, seat = getattr(app, "exit_seat", (None, None))
+    session = getattr(app, "session", None)
+    if session is not None and isinstance(seat, int) and table in session.saved_seats():
+        import shlex
+        from .i18n import t
+        line = t("join.exit_line", app.lang, table=table, address=session.address,
+                 name=shlex.quote(session.client.name))
     if line:
         try:
             print(plain(line))

@@ -390,6 +390,8 @@ TUI: dict[str, dict[str, str]] = {
                         "you are back at your seat. After the table's grace (60 s unless set) an AI plays "
                         "your seat until you are back, at your next decision. If your terminal went away, "
                         "tactical join again with the same name takes you back to your seat."},
+    "join.exit_line": {"ja": "テーブル {table} の席はあなたのままです。戻るには: tactical join {address} --name {name}",
+                       "en": "Your seat at table {table} is kept. Back to it with: tactical join {address} --name {name}"},
     "join.seat_who": {"ja": "{who}（{state}）", "en": "{who} ({state})"},
     "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
     "key.undo": {"ja": "戻す", "en": "Undo"},

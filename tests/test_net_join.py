@@ -579,6 +579,14 @@ def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeyp
                 table, version = first.live.table, first.feeds[0].latest.version
             await asyncio.sleep(0.05)
             assert host.table.slots[0].status == "disconnected"
+            import io
+            from contextlib import redirect_stdout
+            from tactical_tui.cli import _print_exit_line
+            out = io.StringIO()
+            with redirect_stdout(out):
+                _print_exit_line(first)
+            assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it with: "
+                                      f"tactical join 127.0.0.1:{host.port} --name alice\n")
             again = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
             async with again.run_test(size=(80, 24)) as pilot:
                 await _until_app(pilot, lambda: _in_game(again))
