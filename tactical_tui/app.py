@@ -570,8 +570,9 @@ class TacticalApp(App):
         result = self.live.submit(self.viewer, action)
 
         def refused(result) -> None:
-            if net_refusal(result.code):                # a server's own refusal
-                reason = t(net_refusal(result.code), self.lang, **result.params)
+            if self.session is not None and net_refusal(result.code):   # a server's own
+                from .lobby import words
+                reason = words(result.code, result.params, self.lang)
             elif result.code in TABLE_REFUSALS:
                 seat = result.params.get("seat")
                 reason = t("refused." + result.code, self.lang,
@@ -627,10 +628,11 @@ class TacticalApp(App):
             if isinstance(params.get("seat"), int):
                 params["seat"] = t("seat", self.lang, n=params["seat"] + 1)
             key = "undo." + result.code
-            if key not in TUI and net_refusal(result.code):
-                key = net_refusal(result.code)
-            self.notify(t(key, self.lang, **params) if key in TUI else
-                        t("undo.table_closed", self.lang))
+            if key in TUI:
+                self.notify(t(key, self.lang, **params))
+            else:                                     # a server's own refusal
+                from .lobby import words
+                self.notify(words(result.code, result.params, self.lang))
 
         def applied() -> None:
             self._prompted = None

@@ -41,15 +41,19 @@ GRACES = (60, 120, 300, 15, 30)  # seconds before the takeover AI plays a droppe
 REFRESH = 5.0                    # seconds between two table lists while the lobby is up
 
 
+class _Gaps(dict):
+    def __missing__(self, key: str) -> str:
+        return "?"                   # a parameter the server did not send
+
+
 def words(code: str, params: Optional[dict], lang: str) -> str:
     """A server's or the connection's refusal code in `lang` (i18n net.refused.<code>,
-    join.refused.<code>), else the code itself (as data)."""
+    join.refused.<code>; its parameters as data, a missing one as "?"), else the code
+    itself (as data)."""
     for key in ("net.refused." + code, "join.refused." + code):
         if key in TUI:
-            try:
-                return t(key, lang, **{k: plain(v) for k, v in (params or {}).items()})
-            except (KeyError, IndexError, ValueError):
-                return t(key, lang, **{}) if "{" not in TUI[key].get(lang, "") else plain(code)
+            text = TUI[key].get(lang, TUI[key]["en"])
+            return text.format_map(_Gaps({k: plain(v) for k, v in (params or {}).items()}))
     return plain(code)
 
 

@@ -15,8 +15,8 @@ with `ConnectionLost`, and the client connects again after 1, 2, 4 … (at most 
 seconds, says hello again and takes its seats back with their seat tokens (and watches
 again what it watched); `on_status(status, retry_in)` is told each step ("connected",
 "reconnecting" with the seconds before the next try, "closed"). A `bye` of `replaced`
-(the seat token was used by another connection) or `too_many_errors` ends it: trying
-again would only repeat that.
+(the seat token was used by another connection), `too_many_errors` or `idle` ends it:
+trying again would only repeat that, or keep an idle terminal at the server for ever.
 
 Nothing here draws anything (no Textual): the app turns statuses into its banner."""
 
@@ -30,7 +30,7 @@ from .protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION
 
 DEFAULT_HOST = "127.0.0.1"
 BACKOFF_MAX = 30.0
-FINAL_BYES = ("replaced", "too_many_errors")   # a `bye` after which we do not come back
+FINAL_BYES = ("replaced", "too_many_errors", "idle")   # a `bye` after which we do not come back
 
 
 def backoff(first: float = 1.0, most: float = BACKOFF_MAX):
