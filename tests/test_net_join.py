@@ -663,3 +663,26 @@ def test_a_remote_game_over_leads_back_to_the_lobby():
     for phase in ("draft", "bidding", "build", "battle"):
         assert ("slash", "chat", "key.chat", True) in remote_screen(phase, 2).KEYS
     assert remote_screen("battle", None) is SpectatorScreen
+
+
+def test_a_seat_taken_over_by_another_connection_ends_this_one(tmp_path):
+    """Alice's token used by another connection: the server says `bye replaced`; her
+    client does not come back (it would only take the seat back and forth) and the
+    banner says why."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice")
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                table = alice.live.table
+                token = alice.session.client.seats[table]["token"]
+                other = C.Client(host.host, host.port, "alice2", "en")
+                await other.start()
+                await other.request("join", table=table, seat=0, token=token)
+                await _until_app(pa, lambda: alice.session.client.status == "closed")
+                await _until_app(pa, lambda: alice.screen.query(NetBanner))
+                text = str(alice.screen.query_one(NetBanner).render())
+                assert text == "Another connection took this seat over — no longer connected (Ctrl+C quits)"
+                assert host.table.slots[0].conn is not None and host.table.slots[0].name == "alice2"
+                await other.close()
+    asyncio.run(run())
