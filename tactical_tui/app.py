@@ -285,6 +285,10 @@ class TacticalApp(App):
             self.switch_screen(new)
         elif isinstance(self.screen, TitleScreen):
             self.switch_screen(localized(TitleScreen, lang)())
+        elif self.session is not None:           # `tactical join`: the lobby, anew
+            from .lobby import LobbyScreen
+            if isinstance(self.screen, LobbyScreen):
+                self.switch_screen(localized(LobbyScreen, lang)())
 
     def title_choice(self, choice: str) -> None:
         if choice == "quick":

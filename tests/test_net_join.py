@@ -685,3 +685,17 @@ def test_a_seat_taken_over_by_another_connection_ends_this_one(tmp_path):
                 assert host.table.slots[0].conn is not None and host.table.slots[0].name == "alice2"
                 await other.close()
     asyncio.run(run())
+
+
+def test_the_lobby_follows_a_change_of_language(tmp_path):
+    """The palette's language switch redraws the lobby in the other language."""
+    async def run():
+        async with Host(tmp_path) as host:
+            app = _client_app(host, "alice")
+            async with app.run_test(size=(80, 24)) as pilot:
+                await _until_app(pilot, lambda: _lobby_ready(app) and "Lobby" in screen_text(app))
+                from tactical_tui.commands import switch_language
+                switch_language(app)
+                await _until_app(pilot, lambda: "ロビー" in screen_text(app))
+                assert isinstance(app.screen, LobbyScreen) and "c 作成" in screen_text(app)
+    asyncio.run(run())
