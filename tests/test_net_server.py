@@ -642,3 +642,48 @@ def test_ai_seats_think_in_the_executor_and_a_broken_pool_is_replaced(tmp_path):
             assert len(table.game.history) > 50
             made[0].shutdown()
     asyncio.run(asyncio.wait_for(run(), 300))
+
+
+def test_one_connection_creates_a_bounded_number_of_tables(tmp_path):
+    async def run():
+        async with running(tmp_path, max_tables=12) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            spec = dict(seats=[{"kind": "open"}] * 3)
+            for _ in range(10):
+                assert (await a.ask("create", **spec))["t"] == "ok"
+            refused = await a.ask("create", **spec)
+            assert refused["code"] == "too_many_tables" and refused["params"] == {"limit": 10}
+            b = await Raw(port).connect()
+            await b.hello("Bob")
+            assert (await b.ask("create", **spec))["t"] == "ok"
+            assert (await b.ask("create", **spec))["t"] == "ok"
+            refused = await b.ask("create", **spec)
+            assert refused["code"] == "too_many_tables" and refused["params"] == {"limit": 12}
+            assert len(server.tables) == 12
+            assert len((await a.ask("list"))["tables"]) == 12     # not counted as bad input
+            a.close()
+            b.close()
+    asyncio.run(run())
+
+
+def test_stopping_says_bye_and_keeps_every_table(tmp_path):
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            tid = (await a.ask("create", **two_humans_two_ai()))["table"]
+            await a.ask("join", table=tid)
+            table = server.tables[tid]
+            await asyncio.sleep(0.1)
+            version = table.live.version
+            await server.stop()
+            assert {"t": "bye", "code": "server_stopping"} in await a.until_closed()
+        again = Server(tmp_path, ai_delay=0)
+        await again.start("127.0.0.1", 0)
+        try:
+            assert again.tables[tid].live.version >= version
+            assert again.tables[tid].slots[0].status == "disconnected"
+        finally:
+            await again.stop()
+    asyncio.run(run())

@@ -66,6 +66,7 @@ HELLO_TIMEOUT = 30.0          # seconds a connection has to say hello
 MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dropped
 MAX_TABLES = 100
 MAX_CONNECTIONS = 1000
+CREATE_PER_CONNECTION = 10    # tables one connection may create
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
@@ -698,6 +699,7 @@ class Connection:
         self.queued = 0
         self.closing = False
         self.sent = 0                                   # frames (the bench counts them)
+        self.created = 0                                # tables this connection created
 
     # ------------------------------------------------------------ output
     def send(self, obj: dict) -> None:
@@ -989,9 +991,9 @@ class Server:
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)) \
             if req.private else None
         slots = [Slot("open") if s.kind == "open" else Slot("ai", s.level) for s in req.seats]
+        game.autosave()                   # at once (no Saver yet): the save, then its sidecar
         table = HostedTable(self, tid, game, slots, req.private, _hash(code) if code else None,
                             req.grace, req.takeover, req.clock)
-        game.autosave()
         table.save_meta()
         self.tables[tid] = table
         table.start()
@@ -1055,6 +1057,9 @@ class Server:
             live = sum(1 for t in self.tables.values() if not t.game.over)
             if live >= self.max_tables:
                 return P.refused(req.id, "too_many_tables", {"limit": self.max_tables})
+            if conn.created >= CREATE_PER_CONNECTION:
+                return P.refused(req.id, "too_many_tables", {"limit": CREATE_PER_CONNECTION})
+            conn.created += 1
             table, code = self.create(req)
             return P.ok(req.id, table=table.id, code=code)
         table = self.tables.get(req.table)
@@ -1141,7 +1146,7 @@ def host_cli(args: Any, lang: str) -> int:
                 n=len(server.tables)), flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         if door is not None:

@@ -27,7 +27,8 @@ from ai.normal import Reason
 from rules import events as E
 from rules.actions import Action
 from rules.observe import Observation, SeatView
-from rules.state import Active
+from rules.engine import Decision
+from rules.state import Active, BattleState, Config
 
 from ..saves import _Bad, _join, _locate, _make_strict, _shown, action_from_dict, action_to_dict
 from ..table import LogEntry, Refused, Turn, Update
@@ -45,6 +46,9 @@ EVENT_TYPES: dict[str, type] = {
 # Fields the rules leave None although annotated otherwise: AttackStarted's skill when the
 # range skill is declared after the card (RULINGS R22, rules.actions.StartAttack).
 _NULLABLE = {"AttackStarted": ("skill",)}
+
+# Frozen values sent again and again (their encodings are cached, see _encoder).
+_CACHED = frozenset({SeatView, BattleState, Config, Decision, LogEntry} | set(EVENT_TYPES.values()))
 
 # Nesting deeper than this is not a plain value of a refusal or a reason.
 _MAX_DEPTH = 8
@@ -81,29 +85,83 @@ def _names(cls: type) -> tuple[str, ...]:
     return got
 
 
-def _out(value: Any, depth: int = 0) -> Any:
+# The encoder of each class, made on first use (no isinstance chain per value), and the
+# encodings of the frozen values a table sends again and again (a seat's public facts
+# are the same object until that seat changes, a log entry goes to every seat): kept by
+# identity, with the value itself, so an id is never reused while cached. The encoded
+# values are shared: never change what update_to_wire returns.
+_ENC: dict[type, Any] = {}
+_CACHE: dict[int, tuple] = {}
+_CACHE_MAX = 8192
+
+
+def _out(value: Any) -> Any:
     """Any value of an Update as JSON values."""
-    if value is None or type(value) in (bool, int, str):
-        return value
-    if type(value) is float:
-        if not math.isfinite(value):
-            raise WireError("", "bad_field")
-        return value
-    if isinstance(value, Action):
-        return action_to_dict(value)
-    if isinstance(value, E.Event):
-        d = {n: _out(getattr(value, n), depth + 1) for n in _names(type(value))}
-        d["type"] = type(value).__name__
-        return d
-    if isinstance(value, Reason):
-        return {"key": value.key, "params": [[k, plain_to_wire(v)] for k, v in value.params]}
-    if isinstance(value, Refused):
-        return refused_to_wire(value)
-    if attrs.has(type(value)):
-        return {n: _out(getattr(value, n), depth + 1) for n in _names(type(value))}
-    if isinstance(value, (tuple, list)):
-        return [_out(v, depth + 1) for v in value]
-    raise WireError("", "bad_field", value=type(value).__name__)
+    fn = _ENC.get(type(value))
+    return (fn or _encoder(type(value)))(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _float(value: float) -> float:
+    if not math.isfinite(value):
+        raise WireError("", "bad_field")
+    return value
+
+
+def _seq(value: Any) -> list:
+    return [_out(v) for v in value]
+
+
+def _encoder(cls: type):
+    if cls in (type(None), bool, int, str):
+        fn = _same
+    elif cls is float:
+        fn = _float
+    elif cls in (tuple, list):
+        fn = _seq
+    elif issubclass(cls, Action):
+        names, name = _names(cls), cls.__name__
+
+        def fn(value: Any) -> dict:          # as saves.action_to_dict: no unset optional
+            d = {n: _out(v) for n in names if (v := getattr(value, n)) is not None}
+            d["type"] = name
+            return d
+    elif issubclass(cls, E.Event):
+        names, name = _names(cls), cls.__name__
+
+        def fn(value: Any) -> dict:
+            d = {n: _out(getattr(value, n)) for n in names}
+            d["type"] = name
+            return d
+    elif cls is Reason:
+        def fn(value: Reason) -> dict:
+            return {"key": value.key, "params": [[k, plain_to_wire(v)] for k, v in value.params]}
+    elif cls is Refused:
+        fn = refused_to_wire
+    elif attrs.has(cls):
+        names = _names(cls)
+
+        def fn(value: Any) -> dict:
+            return {n: _out(getattr(value, n)) for n in names}
+    else:
+        raise WireError("", "bad_field", value=cls.__name__)
+    if cls in _CACHED:
+        inner = fn
+
+        def fn(value: Any) -> Any:
+            got = _CACHE.get(id(value))
+            if got is not None and got[0] is value:
+                return got[1]
+            if len(_CACHE) >= _CACHE_MAX:
+                _CACHE.clear()
+            out = inner(value)
+            _CACHE[id(value)] = (value, out)
+            return out
+    _ENC[cls] = fn
+    return fn
 
 
 def plain_to_wire(value: Any, depth: int = 0) -> Any:
