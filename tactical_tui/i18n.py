@@ -299,6 +299,101 @@ TUI: dict[str, dict[str, str]] = {
     "recap.knocked_out": {"ja": "{seat}にノックアウトされた", "en": "knocked out by {seat}"},
     "recap.reentered": {"ja": "エリア{area}に再入場", "en": "re-entered at area {area}"},
     "recap.vp": {"ja": "{seat}が勝利点+{n}（計{vp}）", "en": "{seat} +{n} VP ({vp} in all)"},
+    # `tactical join`: the lobby, the connection, the chat (tactical_tui/lobby.py)
+    "key.create": {"ja": "作成", "en": "Create"},
+    "key.join": {"ja": "参加", "en": "Join"},
+    "key.watch": {"ja": "観戦", "en": "Watch"},
+    "key.refresh": {"ja": "更新", "en": "Refresh"},
+    "key.chat": {"ja": "チャット", "en": "Chat"},
+    "key.seats": {"ja": "席を選ぶ", "en": "Seats"},
+    "key.lobby": {"ja": "ロビー", "en": "Lobby"},
+    "key.retry": {"ja": "再試行", "en": "Retry"},
+    "join.topbar": {"ja": "TACTICAL — ロビー  {name} @ {address}", "en": "TACTICAL — Lobby  {name} @ {address}"},
+    "join.connecting": {"ja": "{address} に接続しています…", "en": "Connecting to {address}…"},
+    "join.no_server": {"ja": "{address} で待ち受けているサーバーがありません（{why}）。"
+                             "サーバーは tactical host で起動します。",
+                       "en": "Nothing is listening at {address} ({why}). "
+                             "Start a server with: tactical host"},
+    "join.bad_name": {"ja": "名前は表示できる文字1〜24字です（前後に空白なし）: 「{name}」",
+                      "en": "A name is 1 to 24 printable characters, no spaces at either end: \"{name}\""},
+    "join.bad_address": {"ja": "接続先が読めません: {address}（HOST、HOST:PORT、[IPv6]:PORT）",
+                         "en": "Cannot read the address {address} (HOST, HOST:PORT or [IPv6]:PORT)"},
+    "join.retry": {"ja": "r: 再試行", "en": "r: try again"},
+    "join.hello_refused": {"ja": "サーバーに接続を断られました: {why}",
+                           "en": "The server refused the connection: {why}"},
+    "join.not_tactical": {"ja": "{address} はTACTICALのサーバーではありません",
+                          "en": "{address} is not a TACTICAL server"},
+    "join.no_tables": {"ja": "テーブルはまだありません。c で作成します。",
+                       "en": "No tables yet. Press c to create one."},
+    "join.tables": {"ja": "テーブル{n}件（Enter: 席を選ぶ・観戦）", "en": "{n} tables (Enter: choose a seat or watch)"},
+    "join.tables.one": {"en": "1 table (Enter: choose a seat or watch)"},
+    "join.table": {"ja": "テーブル {table}  {phase}", "en": "Table {table}  {phase}"},
+    "join.private": {"ja": "非公開", "en": "private"},
+    "join.code": {"ja": "参加コード {code}", "en": "join code {code}"},
+    "join.phase_over": {"ja": "終了", "en": "over"},
+    "join.ai_level": {"ja": "AI（{level}）", "en": "AI ({level})"},
+    "join.you": {"ja": "あなた", "en": "you"},
+    "join.choose": {"ja": "テーブル {table}: 席を選ぶか観戦します", "en": "Table {table}: choose a seat, or watch"},
+    "join.sit": {"ja": "席{n}に座る", "en": "Sit at seat {n}"},
+    "join.watch": {"ja": "観戦する", "en": "Watch"},
+    "join.back_to": {"ja": "自分の席{n}に戻る", "en": "Back to your seat {n}"},
+    "join.back_at_seat": {"ja": "テーブル {table} の{seat}に戻りました", "en": "Back at {seat} of table {table}"},
+    "join.no_open": {"ja": "このテーブルに空席はありません", "en": "This table has no open seat"},
+    "join.code_ask": {"ja": "テーブル {table} の参加コード（Enterで決定、Escで取消）:",
+                      "en": "Join code of table {table} (Enter: go on, Esc: cancel):"},
+    "join.created": {"ja": "非公開テーブル {table} を作りました。参加コード: {code}",
+                     "en": "Private table {table} created. Join code: {code}"},
+    "join.create.title": {"ja": "テーブルの作成（←→で変更、Enterで作成して参加）",
+                          "en": "New table (←→ to change, Enter creates it and sits you down)"},
+    "join.create.seats": {"ja": "席の数", "en": "Seats"},
+    "join.create.open": {"ja": "空席（人が座る）", "en": "Open (for a person)"},
+    "join.create.private": {"ja": "非公開（参加コードで参加）", "en": "Private (join by code)"},
+    "join.create.clock": {"ja": "持ち時間（1判断）", "en": "Turn clock (per decision)"},
+    "join.create.grace": {"ja": "切断した席をAIが代行するまで", "en": "AI takes a dropped seat after"},
+    "join.create.takeover": {"ja": "代行するAI", "en": "Takeover AI"},
+    "join.create.clock_off": {"ja": "なし", "en": "off"},
+    "join.create.seconds": {"ja": "{n}秒", "en": "{n} s"},
+    "join.create.go": {"ja": "▶ 作成して座る", "en": "▶ Create and sit down"},
+    "join.create.watch": {"ja": "▶ 作成して観戦（空席なし）", "en": "▶ Create and watch (no open seat)"},
+    "join.refused": {"ja": "サーバーが断りました: {why}", "en": "The server refused: {why}"},
+    "join.refused.connection_lost": {"ja": "送れませんでした: サーバーとの接続が切れています",
+                                     "en": "Not sent: the connection to the server is down"},
+    "join.lost": {"ja": "接続が切れました — {n}秒後に再接続します…",
+                  "en": "Connection lost — reconnecting in {n} s…"},
+    "join.lost_now": {"ja": "接続が切れました — 再接続しています…", "en": "Connection lost — reconnecting…"},
+    "join.back": {"ja": "再接続しました", "en": "Reconnected"},
+    "join.closed": {"ja": "{why} — 接続は終わりました（Ctrl+Cで終了）",
+                    "en": "{why} — no longer connected (Ctrl+C quits)"},
+    "join.rejoin_refused": {"ja": "テーブル {table} に戻れませんでした: {why}",
+                            "en": "Could not go back to table {table}: {why}"},
+    "join.chat_ask": {"ja": "チャット（Enterで送信、Escで取消）:", "en": "Chat (Enter sends, Esc cancels):"},
+    "join.chat_bad": {"ja": "送れません: 制御文字を含む行です", "en": "Not sent: the line holds control characters"},
+    "join.chat_long": {"ja": "送れません: 1行は{n}セル幅までです", "en": "Not sent: a line is at most {n} cells wide"},
+    "join.chat_line": {"ja": "» {who}: {text}", "en": "» {who}: {text}"},
+    "join.spectator": {"ja": "観戦者", "en": "spectator"},
+    "join.watching": {"ja": "テーブル {table} を観戦中", "en": "Watching table {table}"},
+    "join.help": {"ja": "ロビー: ↑↓でテーブルを選び、Enterで席を選ぶか観戦。j=最初の空席に座る  w=観戦  "
+                        "c=テーブルを作る  r=一覧を更新  Ctrl+C=終了\n"
+                        "非公開のテーブルには参加コードが要ります（作った人に表示されます）。\n"
+                        "ゲーム中: /=チャット（1行、Enterで送信）。ほかのキーはひとりで遊ぶときと同じです。"
+                        "ヒント（h・H）はあなたの席に見えていることだけから計算されます。\n"
+                        "接続が切れると上に表示が出て、自動でつなぎ直し、同じ席に戻ります。"
+                        "戻るまでの間（テーブルの設定、ふつう60秒）を過ぎるとAIが代わりに打ち、"
+                        "戻れば次の判断からまたあなたの番です。ターミナルを閉じても、同じ名前で "
+                        "tactical join すれば席に戻れます。",
+                  "en": "Lobby: ↑↓ to choose a table, Enter to choose a seat or watch. j = sit at the first "
+                        "open seat  w = watch  c = create a table  r = refresh the list  Ctrl+C = quit\n"
+                        "A private table needs its join code (shown to whoever created it).\n"
+                        "In a game: / = chat (one line, Enter sends). Every other key is as in a game of "
+                        "your own. Hints (h, H) come from what your seat may see only.\n"
+                        "If the connection drops, a banner says so; the game reconnects by itself and "
+                        "you are back at your seat. After the table's grace (60 s unless set) an AI plays "
+                        "your seat until you are back, at your next decision. If your terminal went away, "
+                        "tactical join again with the same name takes you back to your seat."},
+    "join.exit_line": {"ja": "テーブル {table} の席はあなたのままです。戻るには: tactical join {address} --name {name}",
+                       "en": "Your seat at table {table} is kept. Back to it with: tactical join {address} --name {name}"},
+    "join.seat_who": {"ja": "{who}（{state}）", "en": "{who} ({state})"},
+    "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
     "key.undo": {"ja": "戻す", "en": "Undo"},
     "key.prev": {"ja": "前へ", "en": "Back"},
     "key.next": {"ja": "次へ", "en": "Forward"},
