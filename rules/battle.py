@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from . import rng as R
 from .chance import pick_chip, roll
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
                       Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
@@ -20,9 +21,24 @@ from .events import (AreaChosen, AttackStarted, BagFilled, BattleStarted, ChipDr
                      GameOver, KnockedOut, ManaPaid, Moved, PhaseStarted, Rested,
                      SkillActivated, SkillDeclared, SkillEnded, TargetChosen, TurnEnded,
                      TurnStarted, UnluckGained, UnluckUsed, VictoryPointsGained)
-from .state import Active, Attack, BattleState, GameState, Phase, Turn, evolve
+from .state import (CHANGE, Active, Attack, BattleState, Changers, GameState, Phase, SeatState,
+                    Turn, changer, evolve)
 
 Events = list[Event]
+
+# Hot updates of the battle (issue 16): `changer`s, each written on first use.
+_CH = Changers(attack=(BattleState, ("attack",)), turn=(BattleState, ("turn",)),
+               next_turn=(BattleState, ("round", "attack", "turn")),
+               queue=(BattleState, ("counter_queue",)),
+               queue_attack=(BattleState, ("counter_queue", "attack")),
+               after=(BattleState, ("attack", "countered", "blocked")),
+               resolved=(BattleState, ("attack", "counter_queue", "countered", "blocked")),
+               moves=(Turn, ("moves",)), rested=(Turn, ("rested",)),
+               attacked=(Turn, ("attacked",)), area=(SeatState, ("area",)),
+               stage=(Attack, ("stage",)),
+               knocked_out=(SeatState, ("hp", "low", "knocked_out", "area")),
+               hurt=(SeatState, ("hp", "low")), vp=(SeatState, ("vp",)),
+               drawn=(Attack, ("bag", "drawn")))
 
 MAX_HP = 6
 VP_TO_WIN = 5
@@ -210,9 +226,23 @@ def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
         state, declared + ((card, skill.id),), options, budget, need_range)
 
 
-def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> list:
-    skill = state.cards.skill
-    return [e for e in [skill(s).effect for _, s in declared] if e.kind == kind]
+def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> tuple:
+    """The effects of kind `kind` of the declared (card, skill) pairs, in order; memoised
+    by value (issue 16)."""
+    if type(declared) is not tuple:
+        declared = tuple(declared)
+    key = (state.cards, declared, kind)
+    got = _EFFECTS.get(key)
+    if got is None:
+        skill = state.cards.skill
+        if len(_EFFECTS) >= 20_000:
+            _EFFECTS.clear()
+        got = _EFFECTS[key] = tuple([e for e in [skill(s).effect for _, s in declared]
+                                     if e.kind == kind])
+    return got
+
+
+_EFFECTS: dict[tuple, tuple] = {}
 
 
 def _active_effects(state: GameState, seat: int, kind: str) -> list:
@@ -241,9 +271,9 @@ def _begin_turn(state: GameState, seat: int, events: Events, fresh: bool = False
     for its actions or — with no attack card equipped — end the turn at once (§6)."""
     b = state.battle
     if not fresh:                   # `fresh`: the battle already holds Turn(seat)
-        state = evolve(state, battle=evolve(b, turn=Turn(seat)))
+        state = CHANGE["battle"](state, _CH["turn"](b, _TURN[seat]))
     s = state.seats[seat]
-    ending = tuple(a for a in s.active if a.until == "next_turn_start")
+    ending = tuple(a for a in s.active if a.until == "next_turn_start") if s.active else ()
     if ending:
         for a in ending:
             events.append(SkillEnded(seat, a.card, a.skill))
@@ -265,7 +295,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
     b = state.battle
     seat = b.turn.seat
     s = state.seats[seat]
-    ending = tuple(a for a in s.active if a.until == "turn_end")
+    ending = tuple(a for a in s.active if a.until == "turn_end") if s.active else ()
     for a in ending:
         events.append(SkillEnded(seat, a.card, a.skill))
     if ending:
@@ -279,7 +309,7 @@ def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
             top = max(x.vp for x in state.seats)
             winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
             return _game_over(state, winners, "round_limit", events)
-    state = evolve(state, battle=evolve(b, round=rnd, attack=None, turn=Turn(state.order[idx])))
+    state = CHANGE["battle"](state, _CH["next_turn"](b, rnd, None, _TURN[state.order[idx]]))
     return _begin_turn(state, state.order[idx], events, fresh=True)
 
 
@@ -387,13 +417,8 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
     s = state.seats[seat]
     if s.area is None:
         return _starts_of(state, seat, counter)
-    if counter:
-        ts = state.seats[_countered(state)]
-        where = None if ts.knocked_out or ts.area is None else distance(s.area, ts.area)
-    else:                           # which ranges have somebody in their attack area
-        ds = {distance(s.area, state.seats[i].area) for i in _targetable(state, seat)}
-        where = tuple(any(lo <= d <= hi for d in ds) for lo, hi in RANGE_AREA.values())
-    key = (state.cards, seat, s.race, s.equipped, s.mana, counter, where)
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, counter,
+           _where(state, seat, counter))
     got = _STARTS.get(key)
     if got is None:
         if len(_STARTS) >= 20_000:
@@ -403,6 +428,28 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
 
 
 _STARTS: dict[tuple, tuple] = {}
+
+
+def _where(state: GameState, seat: int, counter: bool):
+    """What `_range_fits` reads of where the seats stand (the seat on the field): for a
+    counter, the distance to the seat countered (None when it is off the field); for an
+    attack, per range of RANGE_AREA whether somebody is in its attack area."""
+    here = state.seats[seat].area
+    if counter:
+        ts = state.seats[_countered(state)]
+        return None if ts.knocked_out or ts.area is None else distance(here, ts.area)
+    mask = 0                        # bit d set: a target at distance d (0..3)
+    for i, t in enumerate(state.seats):
+        if i != seat and t.entered and not t.knocked_out and t.area is not None:
+            d = (here - t.area) % AREAS                 # `distance`, written out
+            mask |= 1 << (AREAS - d if d > AREAS - d else d)
+    return _REACH[mask]
+
+
+# Per mask of the distances (0..3) at which targets stand: per range of RANGE_AREA, is
+# one of them in its attack area.
+_REACH = tuple(tuple(any(lo <= d <= hi for d in range(4) if mask >> d & 1)
+                     for lo, hi in RANGE_AREA.values()) for mask in range(16))
 
 
 def _starts_of(state: GameState, seat: int, counter: bool) -> list:
@@ -428,7 +475,29 @@ def _may_attack_after_move(state: GameState, seat: int) -> bool:
 
 def legal_turn(state: GameState, seat: int) -> list:
     """§6 手番: up to 2 actions — moves ≤ 2, one attack, rest alone; no attack after a move
-    unless a move-then-attack skill is in effect."""
+    unless a move-then-attack skill is in effect.
+
+    It depends on the turn so far, the seat's build, guild trait, mana and continuous
+    skills in effect, and where the seats stand as far as the attack starts read it
+    (`_where`): memoised by those values (issue 16)."""
+    t = state.battle.turn
+    s = state.seats[seat]
+    if s.area is None:
+        return _legal_turn(state, seat)
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, s.active,
+           t.moves, t.attacked, t.rested, _where(state, seat, False))
+    got = _TURN_LISTS.get(key)
+    if got is None:
+        if len(_TURN_LISTS) >= 20_000:
+            _TURN_LISTS.clear()
+        got = _TURN_LISTS[key] = tuple(_legal_turn(state, seat))
+    return list(got)
+
+
+_TURN_LISTS: dict[tuple, tuple] = {}
+
+
+def _legal_turn(state: GameState, seat: int) -> list:
     t = state.battle.turn
     s = state.seats[seat]
     out: list = []
@@ -449,6 +518,9 @@ def legal_turn(state: GameState, seat: int) -> list:
     return out
 
 
+# A turn just begun, per seat: values, one object serves every state (issue 16).
+_TURN = tuple(Turn(seat) for seat in range(5))
+
 # Actions are values: one object per seat (Config: at most 5 seats) serves every list.
 _MOVES = tuple((Move(seat, +1), Move(seat, -1)) for seat in range(5))
 _REST, _END_TURN, _DONE, _DRAW, _STOP, _USE_UNLUCK, _DECLINE = (
@@ -460,7 +532,29 @@ def legal_skills(state: GameState, seat: int) -> list:
     """§6 アタック 2–3 / カウンターの処理 1: declare skills of the attack's card and of
     defense cards (the range skill too, if the attack began with the card alone) while a
     usable set stays reachable; Done once a range skill is declared and the whole set is
-    payable — the mana of all is then paid at once."""
+    payable — the mana of all is then paid at once.
+
+    It depends on the seat's build, guild trait and mana, the attack's card and declared
+    skills, and where the seats stand as far as `_range_fits` reads it (`_where`):
+    memoised by those values (issue 16)."""
+    a = state.battle.attack
+    s = state.seats[seat]
+    if s.area is None:
+        return _legal_skills(state, seat)
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, a.card,
+           a.counter, a.skills, a.range_skill, _where(state, seat, a.counter))
+    got = _SKILL_LISTS.get(key)
+    if got is None:
+        if len(_SKILL_LISTS) >= 20_000:
+            _SKILL_LISTS.clear()
+        got = _SKILL_LISTS[key] = tuple(_legal_skills(state, seat))
+    return list(got)
+
+
+_SKILL_LISTS: dict[tuple, tuple] = {}
+
+
+def _legal_skills(state: GameState, seat: int) -> list:
     a = state.battle.attack
     opts = attack_skills(state, seat, a.card, a.counter)
     budget = state.seats[seat].mana
@@ -516,9 +610,25 @@ def legal_targets(state: GameState, seat: int) -> list:
 
 
 def legal_defense(state: GameState, seat: int) -> list:
-    """§6 防御スキル: a target declares skills of "when attacked" timing."""
+    """§6 防御スキル: a target declares skills of "when attacked" timing. It depends on the
+    seat's build, guild trait and mana and on what it has declared: memoised by those
+    values (issue 16)."""
     a = state.battle.attack
-    mine = tuple((c, s) for d, c, s in a.defense if d == seat)
+    mine = tuple([(c, s) for d, c, s in a.defense if d == seat])
+    s = state.seats[seat]
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, mine)
+    got = _DEFENSE_LISTS.get(key)
+    if got is None:
+        if len(_DEFENSE_LISTS) >= 20_000:
+            _DEFENSE_LISTS.clear()
+        got = _DEFENSE_LISTS[key] = tuple(_legal_defense(state, seat, mine))
+    return list(got)
+
+
+_DEFENSE_LISTS: dict[tuple, tuple] = {}
+
+
+def _legal_defense(state: GameState, seat: int, mine: tuple) -> list:
     budget = state.seats[seat].mana
     opts = skills_of(state, seat, ("defend",))
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
@@ -823,10 +933,10 @@ def apply_move(state: GameState, a: Move, events: Events) -> GameState:
     to = step_area(s.area, a.step)
     events.append(Moved(a.seat, s.area, to))
     seats = list(state.seats)
-    seats[a.seat] = evolve(s, area=to)
+    seats[a.seat] = _CH["area"](s, to)
     b = state.battle
-    state = evolve(state, seats=tuple(seats),
-                   battle=evolve(b, turn=evolve(b.turn, moves=b.turn.moves + 1)))
+    state = CHANGE["seats_battle"](state, tuple(seats),
+                                   _CH["turn"](b, _CH["moves"](b.turn, b.turn.moves + 1)))
     return _after_action(state, events)
 
 
@@ -837,7 +947,7 @@ def apply_rest(state: GameState, a: Rest, events: Events) -> GameState:
     state = state.with_seat(a.seat, mana=mana)
     events.append(Rested(a.seat, mana))
     b = state.battle
-    state = evolve(state, battle=evolve(b, turn=evolve(b.turn, rested=True)))
+    state = CHANGE["battle"](state, _CH["turn"](b, _CH["rested"](b.turn, True)))
     return _end_turn(state, "rest", events)
 
 
@@ -875,23 +985,31 @@ def apply_start_attack(state: GameState, a: StartAttack | StartCounter, events: 
                  skills=((a.card, a.skill),) if a.skill is not None else ())
     if counter:
         atk = evolve(atk, targets=(target,))
-        b = evolve(b, counter_queue=b.counter_queue[1:])
+        b = _CH["queue_attack"](b, b.counter_queue[1:], atk)
     else:
-        b = evolve(b, turn=evolve(b.turn, attacked=True))
-    state = evolve(state, battle=evolve(b, attack=atk))
+        b = evolve(b, turn=_CH["attacked"](b.turn, True), attack=atk)
+    state = CHANGE["battle"](state, b)
     return _skills_stage(state, events)
 
 
 def _set_attack(state: GameState, **changes) -> GameState:
     b = state.battle
-    return evolve(state, battle=evolve(b, attack=evolve(b.attack, **changes)))
+    key = tuple(changes)                # a `changer` per set of fields changed
+    change = _ATTACK_CHANGERS.get(key)
+    if change is None:
+        change = _ATTACK_CHANGERS[key] = changer(Attack, key)
+    return CHANGE["battle"](state, _CH["attack"](b, change(b.attack, *changes.values())))
+
+
+_ATTACK_CHANGERS: dict[tuple[str, ...], object] = {}
 
 
 def _skills_stage(state: GameState, events: Events) -> GameState:
     a = state.battle.attack
-    state = _set_attack(state, stage="skills")
+    if a.stage != "skills":           # (an attack begins in that stage)
+        state = _set_attack(state, stage="skills")
     legal = legal_skills(state, a.attacker)
-    if legal == [Done(a.attacker)]:   # nothing else to declare
+    if legal == [_DONE[a.attacker]]:  # nothing else to declare
         return _finish_skills(state, events)
     _prime(state, "skills", a.attacker, legal)
     return state
@@ -919,12 +1037,12 @@ def apply_declare(state: GameState, a: Declare, events: Events) -> GameState:
             changes["range_skill"] = a.skill
         state = _set_attack(state, **changes)
         legal = legal_skills(state, a.seat)
-        if legal == [Done(a.seat)]:
+        if legal == [_DONE[a.seat]]:
             return _finish_skills(state, events)
         _prime(state, "skills", a.seat, legal)
         return state
     state = _set_attack(state, defense=atk.defense + ((a.seat, a.card, a.skill),))
-    if legal_defense(state, a.seat) == [Done(a.seat)]:
+    if legal_defense(state, a.seat) == [_DONE[a.seat]]:
         return _finish_defense(state, a.seat, events)
     return state
 
@@ -989,7 +1107,7 @@ def _defense_stage(state: GameState, events: Events) -> GameState:
         if seat in done:
             continue
         legal = legal_defense(state, seat)      # it does not read defenders_done
-        if legal != [Done(seat)]:
+        if legal != [_DONE[seat]]:
             state = _set_attack(state, stage="defense", defender=seat, defenders_done=done)
             _prime(state, "defense", seat, legal)
             return state
@@ -1087,11 +1205,16 @@ def running_total(drawn: Iterable[str]) -> int:
 def _draw_chip(state: GameState, events: Events) -> GameState:
     """§6 バトルチップを引く枚数 — one chip, then the decision flow of the rulebook."""
     atk = state.battle.attack
-    i, state = pick_chip(state, atk.bag)
+    if state.script.chips:
+        i, state = pick_chip(state, atk.bag)
+        rs = state.rng
+    else:                               # `pick_chip`, its RNG draw set with the chip below
+        i, rs = R.below(state.rng, len(atk.bag))
     chip = atk.bag[i]
     bag = atk.bag[:i] + atk.bag[i + 1:]
     drawn = atk.drawn + (chip,)
-    state = _set_attack(state, bag=bag, drawn=drawn)
+    b = state.battle
+    state = CHANGE["rng_battle"](state, rs, _CH["attack"](b, _CH["drawn"](atk, bag, drawn)))
     events.append(ChipDrawn(atk.attacker, chip, running_total(drawn)))
     end = draw_outcome(drawn, bool(bag), atk.unluck_used, _draw_limit(state, atk))
     if end == "choose":
@@ -1171,11 +1294,12 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
             events.append(UnluckGained(atk.attacker, s.unluck + 1))
     crit_targets = _crit_targets(state, atk)
     attacker = atk.attacker
+    seats = list(state.seats)       # changed as the damage goes; the state copied once
     for t in _defense_order(state, atk):
         times = atk.targets.count(t)
-        per_hit = _damage_for(state, atk, t, crit_targets)
+        per_hit = _damage_for(state, atk, t, crit_targets)    # reads no seat it changes
         taken = per_hit * times
-        s = state.seats[t]
+        s = seats[t]
         hp = max(0, s.hp - taken)
         events.append(DamageDealt(attacker, t, taken, hp))
         gained = 0
@@ -1187,28 +1311,29 @@ def _resolve(state: GameState, reason: str, events: Events) -> GameState:
             if hp == 0:
                 gained += 2
         if hp == 0:
-            state = state.with_seat(t, hp=hp, low=low, knocked_out=True, area=None)
+            seats[t] = _CH["knocked_out"](s, hp, low, True, None)
             events.append(KnockedOut(t, attacker))
-        else:
-            state = state.with_seat(t, hp=hp, low=low)
+        elif hp != s.hp or low != s.low:
+            seats[t] = _CH["hurt"](s, hp, low)
         if gained:
-            vp = state.seats[attacker].vp + gained
-            state = state.with_seat(attacker, vp=vp)
+            vp = seats[attacker].vp + gained
+            seats[attacker] = _CH["vp"](seats[attacker], vp)
             kind = {1: "low", 2: "knockout", 3: "low_knockout"}[gained]
             events.append(VictoryPointsGained(attacker, t, gained, kind, vp))
+    state = CHANGE["seats"](state, tuple(seats))
     if state.seats[attacker].vp >= VP_TO_WIN:      # §6 アタック 12 — after all damage
         return _game_over(state, (attacker,), "vp", events)
     b = state.battle
-    done = evolve(atk, stage="done")
+    done = _CH["stage"](atk, "done")
     if not atk.counter:
         stopped = _counter_blocked(state, atk, crit_targets)
         blocked = bool(stopped)
         queue = tuple(t for t in _defense_order(state, atk)
                       if not state.seats[t].knocked_out and t not in stopped)
-        b = evolve(b, attack=done, counter_queue=queue, countered=attacker, blocked=blocked)
+        b = _CH["resolved"](b, done, queue, attacker, blocked)
     else:
-        b = evolve(b, attack=done)
-    state = evolve(state, battle=b)
+        b = _CH["attack"](b, done)
+    state = CHANGE["battle"](state, b)
     return _next_counter(state, events)
 
 
@@ -1234,11 +1359,10 @@ def _next_counter(state: GameState, events: Events) -> GameState:
     queue = b.counter_queue
     while queue and not _counter_options(state, queue[0]):
         queue = queue[1:]
-    state = evolve(state, battle=evolve(b, counter_queue=queue))
+    state = CHANGE["battle"](state, _CH["queue"](b, queue))
     if queue:
         return state
-    state = evolve(state, battle=evolve(state.battle, attack=None, countered=None,
-                                                    blocked=False))
+    state = CHANGE["battle"](state, _CH["after"](state.battle, None, None, False))
     turn_seat = state.battle.turn.seat
     if state.seats[turn_seat].knocked_out:
         return _end_turn(state, "knocked_out", events)
@@ -1248,7 +1372,7 @@ def _next_counter(state: GameState, events: Events) -> GameState:
 def apply_counter_decline(state: GameState, a: Decline, events: Events) -> GameState:
     events.append(CounterDeclined(a.seat))
     b = state.battle
-    state = evolve(state, battle=evolve(b, counter_queue=b.counter_queue[1:]))
+    state = CHANGE["battle"](state, _CH["queue"](b, b.counter_queue[1:]))
     return _next_counter(state, events)
 
 

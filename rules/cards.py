@@ -395,6 +395,7 @@ class CardSet:
     data_hash: str = attrs.field(default="", eq=False, repr=False)
     _index: dict = attrs.field(factory=dict, eq=False, repr=False)
     _skills: dict = attrs.field(factory=dict, eq=False, repr=False)
+    _copies: dict = attrs.field(factory=dict, eq=False, repr=False)   # memo of `card`
 
     def __attrs_post_init__(self) -> None:
         for group in (self.families, self.series, self.races, self.guilds, self.defense,
@@ -413,7 +414,12 @@ class CardSet:
 
     def card(self, card_id: str) -> Card:
         """The card of an id or of a physical copy id (``"iron_helm#2"``)."""
-        return self._index[card_id.split("#", 1)[0]]
+        got = self._copies.get(card_id) if type(card_id) is str else None   # memo (issue 16)
+        if got is None:
+            got = self._index[card_id.split("#", 1)[0]]
+            if len(self._copies) < 4096:
+                self._copies[card_id] = got
+        return got
 
     def race(self, race_id: str) -> Race:
         return self._index[race_id]
@@ -424,8 +430,7 @@ class CardSet:
     def family(self, family_id: str) -> Family:
         return self._index[family_id]
 
-    def __hash__(self) -> int:  # a card set is used by identity
-        return id(self)
+    __hash__ = object.__hash__  # a card set is used by identity (in C: it keys many memos)
 
 
 # --------------------------------------------------------------------------- loading

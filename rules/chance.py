@@ -4,7 +4,7 @@ the RNG kept in the state."""
 from __future__ import annotations
 
 from . import rng as R
-from .state import ChanceScriptError, GameState, evolve
+from .state import CHANGE, ChanceScriptError, GameState, evolve
 
 
 def roll(state: GameState) -> tuple[int, GameState]:
@@ -15,7 +15,7 @@ def roll(state: GameState) -> tuple[int, GameState]:
             raise ChanceScriptError(f"scripted die result {value} is not 1..6")
         return value, evolve(state, script=evolve(state.script, dice=state.script.dice[1:]))
     value, rs = R.die(state.rng)
-    return value, evolve(state, rng=rs)
+    return value, CHANGE["rng"](state, rs)
 
 
 def pick_chip(state: GameState, bag: tuple[str, ...]) -> tuple[int, GameState]:
@@ -27,4 +27,4 @@ def pick_chip(state: GameState, bag: tuple[str, ...]) -> tuple[int, GameState]:
         return bag.index(chip), evolve(
             state, script=evolve(state.script, chips=state.script.chips[1:]))
     i, rs = R.below(state.rng, len(bag))
-    return i, evolve(state, rng=rs)
+    return i, CHANGE["rng"](state, rs)

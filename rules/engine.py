@@ -25,8 +25,8 @@ from .chance import roll
 from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace,
                       ChooseTarget, Confirm, Decline, Declare, Done, Draw, EndTurn,
                       Move, Pass, Pay, Pick, PlaceBid, Refusal, Remove, Rest, StartAttack,
-                      StartCounter, Stop, Swap, Unconfirm, UseAuction, UseUnluck, field_refusal,
-                      refuse)
+                      StartCounter, Stop, Swap, Unconfirm, UseAuction, UseUnluck, _WELL_TYPED,
+                      field_refusal, refuse)
 from .bidding import TargetResult, auction_options, resolve_target
 from .build import available_material, final_stats, violations
 from .cards import CardSet, check_playable, default_cards
@@ -38,7 +38,7 @@ from .events import (Appraised, AuctionUsed, BidCardChosen, BidPlaced, BidRoundS
                      StartSeatChosen, TargetsDiscarded, TargetsRevealed, TargetUnsold,
                      TargetWon)
 from .state import (BID_ROUNDS, DRAFT_HAND_SIZE, BiddingState, Bid, Config, GameState, Phase,
-                    SeatState, evolve)
+                    SeatState, CHANGE, Changers, evolve)
 
 Events = list[Event]
 
@@ -174,15 +174,29 @@ def _memo(state: GameState) -> tuple[GameState, Decision, dict]:
 
 
 def _pending(state: GameState) -> Decision:
-    n = state.players
-    if state.phase == Phase.DRAFT:
-        return Decision("draft_pick", tuple([i for i in range(n)
-                                             if state.seats[i].draft_choice is None]))
-    if state.phase == Phase.BIDDING:
+    phase = state.phase
+    if phase == Phase.BUILD:
+        # Decisions are values: one object per set of confirmed seats (issue 16).
+        confirmed = tuple([s.confirmed for s in state.seats])
+        got = _BUILD_DECISIONS.get(confirmed)
+        if got is None:
+            n = len(confirmed)
+            if len(_BUILD_DECISIONS) >= 256:
+                _BUILD_DECISIONS.clear()
+            got = _BUILD_DECISIONS[confirmed] = Decision(
+                "build", tuple([i for i in range(n) if not confirmed[i]]),
+                tuple([i for i in range(n) if confirmed[i]]))
+        return got
+    if phase == Phase.BATTLE:
+        return _decision(B.pending_battle(state))
+    if phase == Phase.DRAFT:
+        return _decision(("draft_pick", tuple([i for i, s in enumerate(state.seats)
+                                               if s.draft_choice is None])))
+    if phase == Phase.BIDDING:
         b = state.bidding
         assert b is not None
         if b.step == "bid":
-            return Decision("bid", (b.turn,))
+            return _decision(("bid", (b.turn,)))
         if b.step == "auction":
             return Decision("auction", _auction_seats(state))
         if b.step == "payment":
@@ -191,17 +205,24 @@ def _pending(state: GameState) -> Decision:
             return Decision("payment", (res.winner,))
         if b.step == "appraisal":
             return Decision("appraisal", _trait_seats(state, "appraisal"))
-    if state.phase == Phase.BUILD:
-        confirmed = [s.confirmed for s in state.seats]
-        return Decision("build", tuple([i for i in range(n) if not confirmed[i]]),
-                        tuple([i for i in range(n) if confirmed[i]]))
-    if state.phase == Phase.REVEAL:
+    if phase == Phase.REVEAL:
         assert state.reveal_seat is not None
         return Decision("reveal_fix", (state.reveal_seat,))
-    if state.phase == Phase.BATTLE:
-        kind, seats = B.pending_battle(state)
-        return Decision(kind, seats)
     return Decision("over", ())
+
+
+def _decision(kind_seats: tuple[str, tuple[int, ...]]) -> Decision:
+    """The Decision (kind, seats): decisions are values, one object serves every state."""
+    got = _DECISIONS.get(kind_seats)
+    if got is None:
+        if len(_DECISIONS) >= 1024:
+            _DECISIONS.clear()
+        got = _DECISIONS[kind_seats] = Decision(*kind_seats)
+    return got
+
+
+_DECISIONS: dict[tuple[str, tuple[int, ...]], Decision] = {}
+_BUILD_DECISIONS: dict[tuple[bool, ...], Decision] = {}
 
 
 def _trait_seats(state: GameState, kind: str) -> tuple[int, ...]:
@@ -219,12 +240,21 @@ def _auction_seats(state: GameState) -> tuple[int, ...]:
 
 def legal_actions(state: GameState, seat: Optional[int] = None) -> list[Action]:
     """Exactly the actions `apply` accepts now (of one seat, if given)."""
-    _, decision, per_seat = _memo(state)
+    m = _MEMO.get(id(state))            # `_memo`, its usual case inlined (issue 16)
+    if m is None or m[0] is not state:
+        m = _memo(state)
+    decision, per_seat = m[1], m[2]
+    legal = _LEGAL[decision.kind]
+    if seat is None and len(decision.seats) == 1 and not decision.optional:
+        s = decision.seats[0]           # one seat decides: its list
+        got = per_seat.get(s)
+        if got is None:
+            got = per_seat[s] = tuple(legal(state, s))
+        return list(got)
     seats = decision.seats + decision.optional
     if seat is not None:
         seats = tuple(s for s in seats if s == seat)
     out: list[Action] = []
-    legal = _LEGAL[decision.kind]
     for s in seats:
         got = per_seat.get(s)           # `_seat_legal`, inlined: once per seat and action
         if got is None:
@@ -279,8 +309,11 @@ def _legal_bid(state: GameState, s: int) -> list[Action]:
             if a is None:
                 a = on[c] = PlaceBid(s, t, c)
             out.append(a)
-    out.append(Pass(s))
+    out.append(_PASS[s] if s < len(_PASS) else Pass(s))
     return out
+
+
+_PASS = tuple(Pass(s) for s in range(5))
 
 
 _BIDS: dict[int, dict[str, dict[str, PlaceBid]]] = {}
@@ -392,14 +425,34 @@ _LEGAL = {
 
 def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
     """Apply one action; returns the new state and the events it caused."""
-    bad = field_refusal(action)
-    if bad is not None:     # before the legal list: 0.0 and False compare equal to 0
-        raise bad.error()
+    well_typed = _WELL_TYPED.get(type(action))  # `field_refusal`'s check, made on first use
+    if well_typed is None or not well_typed(action):
+        bad = field_refusal(action)
+        if bad is not None:     # before the legal list: 0.0 and False compare equal to 0
+            raise bad.error()
     if not _is_legal(state, action):
         raise refusal(state, action).error()
     events: Events = []
-    new = _APPLY[type(action)](state, action, events)
+    kind = type(action)
+    new = _APPLY[kind](state, action, events)
+    if kind is Assign or kind is ChooseRace:
+        _carry_build(state, new, action.seat)
     return new, events
+
+
+def _carry_build(state: GameState, new: GameState, s: int) -> None:
+    """After a build step of seat `s` (§5-4 Assign or ChooseRace: nobody's confirmation
+    changes), the new state's pending decision is the old one and every other seat's
+    legal list is unchanged (`_legal_build` reads that seat alone): the memo of the new
+    state starts with them (issue 16)."""
+    m = _MEMO.get(id(state))
+    if m is None or m[0] is not state:
+        return
+    per_seat = m[2].copy()
+    per_seat.pop(s, None)
+    if len(_MEMO) >= _MEMO_SIZE:
+        _MEMO.clear()
+    _MEMO[id(new)] = (new, m[1], per_seat)
 
 
 def _is_legal(state: GameState, action: Action) -> bool:
@@ -408,14 +461,19 @@ def _is_legal(state: GameState, action: Action) -> bool:
     — checked directly for the big lists (draft, bid, build) and the two-way choices,
     else found in the seat's list (memoised). `field_refusal` has passed: the fields have
     their exact types, so == below is what list membership would compare."""
-    _, decision, per_seat = _memo(state)
+    m = _MEMO.get(id(state))
+    if m is None or m[0] is not state:
+        m = _memo(state)
+    decision = m[1]
     s = action.seat
     if s not in decision.seats and s not in decision.optional:
         return False
     check = _CHECK.get(decision.kind)
     if check is not None:
         return check(state, s, action)
-    listed = _seat_legal(state, decision, per_seat, s)
+    listed = m[2].get(s)                # `_seat_legal`, inlined
+    if listed is None:
+        listed = _seat_legal(state, decision, m[2], s)
     for a in listed:                # usually the very object listed: no __eq__ calls
         if a is action:
             return True
@@ -578,9 +636,9 @@ def _apply_pick(state: GameState, a: Pick, events: Events) -> GameState:
     n = state.players
     left = [_without(s.hand, s.draft_choice) for s in state.seats]
     # Hands pass clockwise: seat i receives the hand of seat i-1.
-    state = evolve(state, seats=tuple(
-        evolve(s, picks=s.picks + (s.draft_choice,), draft_choice=None, hand=left[(i - 1) % n])
-        for i, s in enumerate(state.seats)))
+    state = CHANGE["seats"](state, tuple([
+        _CH["pick"](s, s.picks + (s.draft_choice,), None, left[(i - 1) % n])
+        for i, s in enumerate(state.seats)]))
     remaining = len(state.seats[0].hand)
     events.append(HandsPassed(remaining))
     if remaining == 1:
@@ -607,7 +665,7 @@ def _next_turn(state: GameState) -> GameState:
     for k in range(1, n + 1):
         s = (b.turn + k) % n
         if not b.passed[s]:
-            return evolve(state, bidding=evolve(b, turn=s))
+            return CHANGE["bidding"](state, _CH["turn"](b, s))
     return state
 
 
@@ -615,26 +673,48 @@ def _apply_bid(state: GameState, a: PlaceBid, events: Events) -> GameState:
     """§5-3 入札ラウンド: one face-down card on one target; at most 2 bids a round, the
     2nd bid passes automatically; both may go on one target."""
     b = state.bidding
+    s = a.seat
     seats = list(state.seats)
-    seats[a.seat] = evolve(seats[a.seat], hand=_without(seats[a.seat].hand, a.card))
+    seats[s] = _CH["hand"](seats[s], _without(seats[s].hand, a.card))
     value = state.cards.card(a.card).bid
-    bids = b.bids + (Bid(a.seat, a.target, a.card, value),)
-    events.append(BidPlaced(a.seat, a.target))
-    events.append(BidCardChosen(a.seat, a.target, a.card))
-    if sum(1 for x in bids if x.seat == a.seat) >= 2:
-        b = evolve(b, bids=bids, passed=_set(b.passed, a.seat, True))
-        events.append(Passed(a.seat, auto=True))
-    else:
-        b = evolve(b, bids=bids)
-    return _after_bid_turn(evolve(state, seats=tuple(seats), bidding=b), events)
+    bids = b.bids + (Bid(s, a.target, a.card, value),)
+    events.append(BidPlaced(s, a.target))
+    events.append(BidCardChosen(s, a.target, a.card))
+    passed = b.passed
+    for x in b.bids:
+        if x.seat == s:                 # this is the seat's 2nd bid
+            passed = _set(passed, s, True)
+            events.append(Passed(s, auto=True))
+            break
+    turn = _next_bidder(b.turn, passed)
+    if turn is not None:                # `_after_bid_turn` and `_next_turn`, in one copy
+        return CHANGE["seats_bidding"](state, tuple(seats),
+                                       _CH["bid_turn"](b, bids, passed, turn))
+    b = _CH["bids_passed"](b, bids, passed)
+    return _after_bid_turn(CHANGE["seats_bidding"](state, tuple(seats), b), events)
+
+
+def _next_bidder(turn: int, passed: tuple[bool, ...]) -> Optional[int]:
+    """The next seat clockwise from `turn` that has not passed (`turn` itself last); None
+    when every seat has (`_next_turn`)."""
+    n = len(passed)
+    for k in range(1, n + 1):
+        s = (turn + k) % n
+        if not passed[s]:
+            return s
+    return None
 
 
 def _apply_pass(state: GameState, a: Pass, events: Events) -> GameState:
     """§5-3: a pass is final for this bid round."""
     b = state.bidding
     events.append(Passed(a.seat))
-    b = evolve(b, passed=_set(b.passed, a.seat, True))
-    return _after_bid_turn(evolve(state, bidding=b), events)
+    passed = _set(b.passed, a.seat, True)
+    turn = _next_bidder(b.turn, passed)
+    if turn is not None:                # `_after_bid_turn` and `_next_turn`, in one copy
+        return CHANGE["bidding"](state, _CH["passed_turn"](b, passed, turn))
+    b = _CH["passed"](b, passed)
+    return _after_bid_turn(CHANGE["bidding"](state, b), events)
 
 
 def _after_bid_turn(state: GameState, events: Events) -> GameState:
@@ -678,10 +758,12 @@ def _results(state: GameState) -> list[TargetResult]:
     return [resolve_target(t, b.bids) for t in b.current]
 
 
-def _next_payment(state: GameState) -> Optional[TargetResult]:
-    """The next won target whose winner must choose between different equal-value cards."""
+def _next_payment(state: GameState, results: Optional[list[TargetResult]] = None
+                  ) -> Optional[TargetResult]:
+    """The next won target whose winner must choose between different equal-value cards
+    (`results`: `_results(state)`, when worked out already)."""
     chosen = {t for t, _ in state.bidding.payments}
-    for res in _results(state):
+    for res in _results(state) if results is None else results:
         if res.winner is not None and res.target not in chosen and \
                 len({state.cards.card(c).id for c in res.candidates}) > 1:
             return res
@@ -699,13 +781,17 @@ def _resolve(state: GameState, events: Events) -> GameState:
     of the deciding value (their choice among different ones) to the defense discard;
     every other bid card returns to its owner's hand."""
     b = state.bidding
-    if _next_payment(state) is not None:
+    results = _results(state)
+    if _next_payment(state, results) is not None:
         return evolve(state, bidding=evolve(b, step="payment"))
     chosen = dict(b.payments)
     paid: set[str] = set()
     won: set[str] = set()
     untouched: list[str] = []
-    for res in _results(state):
+    # the hands and the discard pile as they change, the state copied once at the end
+    hands = [s.hand for s in state.seats]
+    discard = state.defense_discard
+    for res in results:
         if res.winner is None:
             events.append(TargetUnsold(res.target, res.reason))
             if res.reason == "no_bids":
@@ -714,19 +800,19 @@ def _resolve(state: GameState, events: Events) -> GameState:
         card = chosen.get(res.target, res.candidates[0])
         paid.add(card)
         won.add(res.target)
-        s = state.seats[res.winner]
-        state = state.with_seat(res.winner, hand=s.hand + (res.target,))
-        state = evolve(state, defense_discard=state.defense_discard + (card,))
+        hands[res.winner] += (res.target,)
+        discard += (card,)
         events.append(TargetWon(res.winner, res.target, res.value, card))
     for i in range(state.players):
         back = tuple(x.card for x in b.bids if x.seat == i and x.card not in paid)
         if back:
-            state = state.with_seat(i, hand=state.seats[i].hand + back)
+            hands[i] += back
             events.append(CardsReturned(i, back))
+    seats = tuple([s if s.hand is h else _CH["hand"](s, h) for s, h in zip(state.seats, hands)])
     current = tuple(t for t in b.current if t not in won)
     tied = tuple(t for t in current if t not in untouched)
     b = evolve(b, bids=(), payments=(), current=current, tied=tied, step="appraisal")
-    state = evolve(state, bidding=b)
+    state = evolve(state, seats=seats, defense_discard=discard, bidding=b)
     _, rounds = BID_ROUNDS[state.players]
     if b.round == rounds - 1 and untouched and _trait_seats(state, "appraisal"):
         return state
@@ -789,18 +875,48 @@ def _apply_race(state: GameState, a: ChooseRace, events: Events) -> GameState:
 def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
     """§5-4: move a card between unused (the hand), equipped and materialized. Nothing is
     public until every seat has confirmed."""
-    s = state.seats[a.seat]
+    i = a.seat
+    s = state.seats[i]
     c = a.card
-    hand, equipped, materialized = (_without(s.hand, c), _without(s.equipped, c),
-                                    _without(s.materialized, c))
-    if a.to == "unused":
+    hand, equipped, materialized = s.hand, s.equipped, s.materialized
+    if c in hand:                   # `_without` of each zone, written out (issue 16)
+        k = hand.index(c)
+        hand = hand[:k] + hand[k + 1:]
+    if c in equipped:
+        k = equipped.index(c)
+        equipped = equipped[:k] + equipped[k + 1:]
+    if c in materialized:
+        k = materialized.index(c)
+        materialized = materialized[:k] + materialized[k + 1:]
+    to = a.to
+    if to == "unused":
         hand += (c,)
-    elif a.to == "equip":
+    elif to == "equip":
         equipped += (c,)
     else:
         materialized += (c,)
-    events.append(CardAssigned(a.seat, c, a.to))
-    return state.with_seat(a.seat, hand=hand, equipped=equipped, materialized=materialized)
+    got = _ASSIGNED.get(id(a))          # events are values: one per action object
+    if got is None or got[0] is not a:
+        if len(_ASSIGNED) >= 5_000:
+            _ASSIGNED.clear()
+        got = _ASSIGNED[id(a)] = (a, CardAssigned(i, c, to))
+    events.append(got[1])
+    seats = list(state.seats)
+    seats[i] = _CH["zones"](s, hand, equipped, materialized)
+    return CHANGE["seats"](state, tuple(seats))
+
+
+# Per Assign object (the engine's own, listed again and again): (it, its event). Keyed by
+# identity; an entry holds its action, so the id is not reused while it is kept.
+_ASSIGNED: dict[int, tuple[Assign, CardAssigned]] = {}
+# Hot updates (issue 16): `changer`s, each written on first use.
+_CH = Changers(zones=(SeatState, ("hand", "equipped", "materialized")),
+               hand=(SeatState, ("hand",)), turn=(BiddingState, ("turn",)),
+               bids=(BiddingState, ("bids",)), bids_passed=(BiddingState, ("bids", "passed")),
+               passed=(BiddingState, ("passed",)),
+               bid_turn=(BiddingState, ("bids", "passed", "turn")),
+               passed_turn=(BiddingState, ("passed", "turn")),
+               pick=(SeatState, ("picks", "draft_choice", "hand")))
 
 
 def _without(t: tuple, c: str) -> tuple:

@@ -16,6 +16,14 @@ from attrs import frozen
 from .cards import CardSet
 
 
+class _Value:
+    """The base of the state classes below: it holds their weak-reference slot, so that a
+    plain class with the same field slots (`_draft_of`) has the same memory layout and a
+    copy made in it can become an instance by `__class__` assignment (issue 16: `evolve`)."""
+
+    __slots__ = ("__weakref__",)
+
+
 class Phase:
     DRAFT = "draft"
     BIDDING = "bidding"
@@ -45,7 +53,7 @@ DRAFT_HAND_SIZE = 8
 
 
 @frozen
-class SeatState:
+class SeatState(_Value):
     guild: str
     race_candidates: tuple[str, ...]
     hand: tuple[str, ...] = ()          # draft: the hand being passed; later: owned cards
@@ -73,7 +81,7 @@ class SeatState:
 
 
 @frozen
-class Active:
+class Active(_Value):
     """A continuous skill in effect (§6 継続スキル) and when it ends."""
 
     card: str
@@ -82,7 +90,7 @@ class Active:
 
 
 @frozen
-class Bid:
+class Bid(_Value):
     seat: int
     target: str
     card: str
@@ -90,7 +98,7 @@ class Bid:
 
 
 @frozen
-class BiddingState:
+class BiddingState(_Value):
     """§5-3 one bid round. `step`: "bid" (seats bid or pass in turn), "auction" (the
     《競売》 owner may boost a tied bid), "payment" (a winner chooses which equal card to
     pay), "appraisal" (last round: the 《鑑定》 owner may take an untouched target)."""
@@ -108,7 +116,7 @@ class BiddingState:
 
 
 @frozen
-class Attack:
+class Attack(_Value):
     """§6 アタック / カウンター in progress. `stage`: skills (the attacker declares other
     skills) → targets → defense (targets declare in processing order) → unluck → draw."""
 
@@ -129,7 +137,7 @@ class Attack:
 
 
 @frozen
-class Turn:
+class Turn(_Value):
     """§6 手番: at most 2 actions — moves ≤ 2, attack ≤ 1, rest ≤ 1 (alone)."""
 
     seat: int
@@ -143,7 +151,7 @@ class Turn:
 
 
 @frozen
-class BattleState:
+class BattleState(_Value):
     round: int                          # 0 = the round of entries and initial turns
     turn: Turn
     attack: Optional[Attack] = None
@@ -153,7 +161,7 @@ class BattleState:
 
 
 @frozen
-class Script:
+class Script(_Value):
     """Scripted chance for scenarios and tests: die results and the chips drawn, used
     before the RNG (DESIGN.md: tests and scenarios may script chance outcomes)."""
 
@@ -166,7 +174,7 @@ class ChanceScriptError(Exception):
 
 
 @frozen
-class GameState:
+class GameState(_Value):
     config: Config
     cards: CardSet = attrs.field(repr=False)
     rng: int
@@ -195,16 +203,16 @@ class GameState:
     def with_seat(self, i: int, **changes) -> "GameState":
         seats = list(self.seats)
         seats[i] = (_REPLACE.get(SeatState) or _replacer(SeatState))(seats[i], **changes)
-        return (_REPLACE.get(GameState) or _replacer(GameState))(self, seats=tuple(seats))
+        return CHANGE["seats"](self, tuple(seats))
 
 
 # --------------------------------------------------------------------- fast evolve (issue 16)
 
 def evolve(inst, **changes):
-    """`attrs.evolve(inst, **changes)` — a copy with some fields changed, made by the
-    class's own `__init__` (so its checks run as they do with attrs.evolve) — but for the
-    classes of this module by a function written for the class, several times faster
-    than attrs.evolve's walk over the fields. Other values go to attrs.evolve."""
+    """`attrs.evolve(inst, **changes)` — a copy with some fields changed — but for the
+    classes of this module by a function written for the class (`_make_replace`), several
+    times faster than attrs.evolve's walk over the fields and the class's `__init__`.
+    Other values go to attrs.evolve."""
     replace = _REPLACE.get(type(inst)) or _replacer(type(inst))
     return replace(inst, **changes)
 
@@ -221,18 +229,92 @@ def _replacer(cls: type):
     return replace
 
 
+def _plain(cls: type) -> bool:
+    """Is `cls` a frozen attrs class whose `__init__` only stores its arguments (no
+    validator, converter, factory default or post-init; every field an `__init__`
+    argument of its own name, in the slots of a `_Value`)? Only then may a copy be made
+    without calling it."""
+    fields = attrs.fields(cls)
+    return (issubclass(cls, _Value) and cls.__slots__ == tuple(f.name for f in fields)
+            and not hasattr(cls, "__attrs_post_init__")
+            and all(f.init and f.alias == f.name and not f.kw_only and f.validator is None
+                    and f.converter is None and not isinstance(f.default, attrs.Factory)
+                    for f in fields))
+
+
+def _draft_of(cls: type) -> type:
+    """A plain mutable class with the slots of `cls` (so the same layout): a copy is
+    written into one of its instances, then made a `cls` by `__class__` assignment — from
+    then on frozen like any other. No instance of it ever leaves this module."""
+    draft = _DRAFTS.get(cls)
+    if draft is None:
+        draft = _DRAFTS[cls] = type(f"_{cls.__name__}Draft", (_Value,),
+                                    {"__slots__": cls.__slots__})
+    return draft
+
+
+_DRAFTS: dict[type, type] = {}
+
+
 def _make_replace(cls: type):
-    """def replace(inst, *, a=UNSET, b=UNSET): return cls(inst.a if a is UNSET else a, ...)
-    (keyword arguments, each field by its `__init__` name; passed on in field order)."""
+    """def replace(inst, *, a=UNSET, b=UNSET, ...): a copy of `inst` with the fields given
+    changed — each field by its `__init__` name, so a wrong name is a TypeError as with
+    attrs.evolve. For a `_plain` class, the copy is made slot by slot in a `_draft_of`
+    instance; else by the class's own `__init__` (so its checks run)."""
     fields = [f for f in attrs.fields(cls) if f.init]
     if any(f.alias != f.name or f.kw_only for f in fields) or len(fields) != len(attrs.fields(cls)):
         return lambda inst, **changes: attrs.evolve(inst, **changes)
     names = [f.name for f in fields]
-    src = (f"def replace(inst, *, {', '.join(f'{n}=_UNSET' for n in names)}):\n"
-           f"    return cls({', '.join(f'inst.{n} if {n} is _UNSET else {n}' for n in names)})\n")
-    namespace = {"_UNSET": _UNSET, "cls": cls}
+    head = f"def replace(inst, *, {', '.join(f'{n}=_UNSET' for n in names)}):\n"
+    if _plain(cls):
+        src = head + "    o = _new(_Draft)\n" + "".join(
+            f"    o.{n} = inst.{n} if {n} is _UNSET else {n}\n" for n in names) + \
+            "    o.__class__ = cls\n    return o\n"
+    else:
+        src = head + f"    return cls({', '.join(f'inst.{n} if {n} is _UNSET else {n}' for n in names)})\n"
+    namespace = {"_UNSET": _UNSET, "cls": cls, "_new": object.__new__}
+    if _plain(cls):
+        namespace["_Draft"] = _draft_of(cls)
     exec(src, namespace)                      # noqa: S102 - code made from field names only
     return namespace["replace"]
+
+
+def changer(cls: type, changed: tuple[str, ...]):
+    """A function (inst, *values) -> a copy of `inst` (a `cls`) with the fields `changed`
+    set to `values`, in that order: `evolve` for one hot update, without its keyword
+    handling (issue 16). Written once per call site."""
+    assert cls in _FAST and _plain(cls) and set(changed) <= set(cls.__slots__)
+    names = cls.__slots__
+    args = [f"v{k}" for k in range(len(changed))]
+    src = f"def change(inst, {', '.join(args)}):\n    o = _new(_Draft)\n" + "".join(
+        f"    o.{n} = {args[changed.index(n)] if n in changed else 'inst.' + n}\n"
+        for n in names) + "    o.__class__ = cls\n    return o\n"
+    namespace = {"cls": cls, "_new": object.__new__, "_Draft": _draft_of(cls)}
+    exec(src, namespace)                      # noqa: S102 - code made from field names only
+    return namespace["change"]
+
+
+class Changers(dict):
+    """name -> `changer(cls, fields)`, each written on first use (nothing at import):
+
+        CHANGE = Changers(battle=(GameState, ("battle",)))
+        CHANGE["battle"](state, new_battle)
+    """
+
+    def __init__(self, **specs: tuple[type, tuple[str, ...]]) -> None:
+        super().__init__()
+        self.specs = specs
+
+    def __missing__(self, name: str):
+        made = self[name] = changer(*self.specs[name])
+        return made
+
+
+CHANGE = Changers(seats=(GameState, ("seats",)), battle=(GameState, ("battle",)),
+                  rng=(GameState, ("rng",)), bidding=(GameState, ("bidding",)),
+                  seats_battle=(GameState, ("seats", "battle")),
+                  seats_bidding=(GameState, ("seats", "bidding")),
+                  rng_battle=(GameState, ("rng", "battle")))
 
 
 _FAST = (SeatState, Active, Bid, BiddingState, Attack, Turn, BattleState, Script, GameState)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from textual.app import App
 
-from .i18n import t
+from .i18n import TUI, t
 from .langs import default_lang
 from .menus import SetupScreen, TitleScreen
 from .safe import as_text, lines_text, plain
@@ -35,6 +35,12 @@ def phase_screens() -> dict:
             "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
 
 
+def net_refusal(code: str) -> Optional[str]:
+    """The catalogue key of a refusal by a table server (`net.refused.<code>`) or by the
+    connection to it (`join.refused.<code>`), or None."""
+    return next((k for k in ("net.refused." + code, "join.refused." + code) if k in TUI), None)
+
+
 def result_events() -> tuple:
     """Events after which a view shows what happened (the resolution walk-through)."""
     from rules import events as E
@@ -49,8 +55,10 @@ class TacticalApp(App):
     def __init__(self, lang: Optional[str] = None, cards: Optional[CardSet] = None,
                  ai_delay: float = 0.6, quick: bool = False, seed: Optional[int] = None,
                  resume: Optional[str] = None, seats: Optional[tuple[str, ...]] = None,
-                 autosave: bool = True, store=None) -> None:
+                 autosave: bool = True, store=None, join=None) -> None:
         super().__init__()
+        self._join = join                # (host, port, name): `tactical join`, the lobby first
+        self.session = None              # net.remote.Session of `tactical join`
         from .settings import Store
         self.store = store if store is not None else Store()   # settings; kept when from a file
         self._resume = resume            # a save file to open at start ("" = the last game)
@@ -100,10 +108,15 @@ class TacticalApp(App):
                        timeout=timeout, markup=False)
 
     exit_game = None                     # the game open when the app ended (its exit line)
+    exit_seat = (None, None)             # `tactical join`: (table, seat) open when it ended
 
     def on_unmount(self) -> None:
         self.exit_game = self.table
+        if self.session is not None:     # `tactical join`: the seat left (cli's exit line)
+            self.exit_seat = (getattr(self.live, "table", None), getattr(self.live, "seat", None))
         self.leave_game()                # the AI task stops; the save's lock is released
+        if self.session is not None:     # `tactical join`: the connection is closed
+            self.session.client.shutdown()
 
     # ------------------------------------------------------------------ start-up
     _hangup = False                      # a signal came before the app took signals over
@@ -126,6 +139,10 @@ class TacticalApp(App):
         if self.autosave:
             from .savefiles import clean_temp_files
             clean_temp_files()           # left by a TACTICAL that was killed mid-write
+        if self._join is not None:
+            from .lobby import open_lobby
+            open_lobby(self, *self._join)
+            return
         self.push_screen(localized(TitleScreen, self.lang)())
         if self._resume is not None:
             self.continue_game(self._resume or None)
@@ -171,7 +188,8 @@ class TacticalApp(App):
     def _signal_exit(self) -> None:
         self.leaving = True
         if self.live is not None:
-            self.live.game.autosave()
+            if self.live.game is not None:
+                self.live.game.autosave()
             self.live.close()
         # When the terminal is gone, Textual's shutdown can wait for ever: its output
         # thread dies on the first write to the hung-up terminal (EIO), and the next
@@ -267,6 +285,10 @@ class TacticalApp(App):
             self.switch_screen(new)
         elif isinstance(self.screen, TitleScreen):
             self.switch_screen(localized(TitleScreen, lang)())
+        elif self.session is not None:           # `tactical join`: the lobby, anew
+            from .lobby import LobbyScreen
+            if isinstance(self.screen, LobbyScreen):
+                self.switch_screen(localized(LobbyScreen, lang)())
 
     def title_choice(self, choice: str) -> None:
         if choice == "quick":
@@ -335,17 +357,25 @@ class TacticalApp(App):
         """Seat a view on every human seat of `game` (seat 0 if there is none: a game of
         AI seats is watched from it) and let the table play."""
         from .table import LiveTable
-        from .views import SeatFeed
         if self.live is not None and self.live.game is not game:
             self.live.close()
-        self.live = live = LiveTable(game, self.ai_delay, on_error=self._ai_failed)
-        humans = game.humans
-        self.viewer = humans[0] if humans else 0
+        live = LiveTable(game, self.ai_delay, on_error=self._ai_failed)
+        self.seat_views(live, game.humans or (0,))
+
+    def seat_views(self, live, seats) -> None:
+        """The table source seam: a view on each of `seats` of `live` — a LiveTable in
+        this process, or a table on a server (net.remote.RemoteTable: one seat, or None
+        for a spectator) — subscribed to its updates; the first seat is on screen."""
+        from .views import SeatFeed
+        if self.live is not None and self.live is not live:
+            self.live.close()
+        self.live = live
+        self.viewer = seats[0]
         self.feeds = {}
         self._phase = None
         self._results, self._collecting, self._results_ready = [], False, False
         self._prompted = None
-        for seat in humans or (0,):
+        for seat in seats:
             self.feeds[seat] = SeatFeed(seat)
             live.subscribe(seat, callback=partial(self._on_update, live, seat))
         live.start()
@@ -354,11 +384,19 @@ class TacticalApp(App):
     def action_new_game(self) -> None:
         self._phase = None
         self.leave_game()
+        if self.session is not None:     # `tactical join`: back to the server's lobby
+            from .lobby import back_to_lobby
+            back_to_lobby(self)
+            return
         self._reset_to(localized(SetupScreen, self.lang)())
 
     def action_back_to_title(self) -> None:
         self._phase = None
         self.leave_game()
+        if self.session is not None:
+            from .lobby import back_to_lobby
+            back_to_lobby(self)
+            return
         self._reset_to(localized(TitleScreen, self.lang)())
 
     def _reset_to(self, screen) -> None:
@@ -399,6 +437,7 @@ class TacticalApp(App):
         if live is not self.live:
             return
         self.feeds[seat].take(update)
+        self.log_book(seat)                  # the log screen's lines, described as they come
         if seat == min(self.feeds):
             self._collect(update)
         self._check_save()
@@ -416,7 +455,8 @@ class TacticalApp(App):
         if update.reset:
             self._results, self._collecting, self._results_ready = [], False, False
             return
-        if self.live.game.humans and any(isinstance(e.event, result_events()) for e in update.entries):
+        humans = self.live.game.humans if self.live.game is not None else self.live.has_humans
+        if humans and any(isinstance(e.event, result_events()) for e in update.entries):
             self._collecting = True
         if self._collecting:
             self._results.extend(update.entries)
@@ -448,6 +488,8 @@ class TacticalApp(App):
             self.show_results(entries)
             return
         update = self.feeds[self.viewer].latest
+        if update is None:                   # a server's table: its first update is coming
+            return
         asked = [s for s in update.turn.seats if update.seats[s] == "human"]
         if len(self.feeds) > 1 and asked and asked[0] != self.viewer:
             self._hand_over(asked[0])
@@ -469,7 +511,12 @@ class TacticalApp(App):
             scr.show(update)
             return
         self._phase = phase
-        screen = localized(phase_screens()[phase], self.lang)(self.viewer, phase)
+        if self.session is not None:     # a seat (or a spectator) of a server's table
+            from .lobby import remote_screen
+            kind = remote_screen(phase, self.viewer)
+        else:
+            kind = phase_screens()[phase]
+        screen = localized(kind, self.lang)(self.viewer, phase)
         screen.latest = update
         if scr is not None:
             self.switch_screen(screen)
@@ -524,10 +571,14 @@ class TacticalApp(App):
         language. True when the table applied it."""
         if self.live is None:
             return False
-        from .table import TABLE_REFUSALS, Refused
+        from .table import TABLE_REFUSALS
         result = self.live.submit(self.viewer, action)
-        if isinstance(result, Refused):
-            if result.code in TABLE_REFUSALS:
+
+        def refused(result) -> None:
+            if self.session is not None and net_refusal(result.code):   # a server's own
+                from .lobby import words
+                reason = words(result.code, result.params, self.lang)
+            elif result.code in TABLE_REFUSALS:
                 seat = result.params.get("seat")
                 reason = t("refused." + result.code, self.lang,
                            seat=t("seat", self.lang, n=seat + 1) if isinstance(seat, int) else "?")
@@ -535,7 +586,31 @@ class TacticalApp(App):
                 from .text import refusal_text
                 reason = refusal_text(self.cards, result.code, result.params, self.lang)
             self.notify(t("illegal", self.lang, reason=reason), severity="error")
+        return self._answered(result, refused)
+
+    def _answered(self, result, refused, applied=None) -> bool:
+        """What a table said to a submit or an undo: True when applied — or, from a table
+        on a server (a future), sent: its answer comes later, without blocking the keys;
+        a refusal is said then, and the keys held for the next question are dropped
+        (what the screen does at once for a refusal of a table in this process)."""
+        import asyncio
+        from .table import Refused
+        if isinstance(result, asyncio.Future):
+            def done(fut) -> None:
+                answer = fut.result()
+                if isinstance(answer, Refused):
+                    from .widgets import key_gate
+                    key_gate(self).reset()
+                    refused(answer)
+                elif applied is not None:
+                    applied()
+            result.add_done_callback(done)
+            return True
+        if isinstance(result, Refused):
+            refused(result)
             return False
+        if applied is not None:
+            applied()
         return True
 
     def _check_save(self) -> None:
@@ -551,17 +626,24 @@ class TacticalApp(App):
         (GameTable.undo_refusal); if not, the message says why. True when undone."""
         if self.live is None or self._modal_open():
             return False
-        from .table import Refused
         result = self.live.undo(self.viewer)
-        if isinstance(result, Refused):
+
+        def refused(result) -> None:
             params = dict(result.params)
             if isinstance(params.get("seat"), int):
                 params["seat"] = t("seat", self.lang, n=params["seat"] + 1)
-            self.notify(t("undo." + result.code, self.lang, **params))
-            return False
-        self._prompted = None
-        self.notify(t("undo.done", self.lang))
-        return True
+            key = "undo." + result.code
+            if key in TUI:
+                self.notify(t(key, self.lang, **params))
+            else:                                     # a server's own refusal
+                from .lobby import words
+                self.notify(words(result.code, result.params, self.lang))
+
+        def applied() -> None:
+            self._prompted = None
+            self.notify(t("undo.done", self.lang))
+            self.call_later(self._sync)
+        return self._answered(result, refused, applied)
 
     def action_save_replay(self) -> None:
         """Game over: keep the finished game as a replay file."""
@@ -580,10 +662,11 @@ class TacticalApp(App):
         self.notify(t("replay.saved", self.lang, path=str(path)), timeout=10)
 
     # ------------------------------------------------------------------ log & modals
-    def log_line(self, entry: LogEntry, d: Optional[Describer] = None) -> Optional[str]:
-        """`entry` as a line of the log. `d` follows the events in order (an attack's
-        targets and chip total explain its damage): one for the live log, a new one for
-        each replay of the log."""
+    def log_line(self, entry: LogEntry, d: Optional[Describer] = None,
+                 seat: Optional[int] = None) -> Optional[str]:
+        """`entry` as a line of the log of `seat` (the viewer's by default). `d` follows
+        the events in order (an attack's targets and chip total explain its damage): one
+        for the live log, a new one for each replay of the log."""
         from rules.events import visible
         if d is None:
             from .text import Describer
@@ -591,9 +674,11 @@ class TacticalApp(App):
             if d is None or d.lang != self.lang or d.cards is not self.cards:
                 d = self._live = Describer(self.cards, self.lang)
         if entry.event is not None:
-            if not visible(entry.event, self.viewer):
+            if not visible(entry.event, self.viewer if seat is None else seat):
                 return None
             return d.describe(entry.event)
+        if getattr(entry, "chat", None) is not None:    # a chat line (lobby.ChatEntry)
+            return entry.chat
         if entry.reason is not None:
             from ai.explain import reason_text
             return f"  └ {t('seat', self.lang, n=entry.seat + 1)}: {reason_text(entry.reason, self.cards, self.lang)}"
@@ -619,13 +704,20 @@ class TacticalApp(App):
         self.push_screen(localized(TextScreen, self.lang)(title, lines_text(lines)),
                          lambda _: self.call_later(self._sync))
 
+    def log_book(self, seat: int):
+        """The whole log of `seat`'s view as lines (logview.LogBook), brought up to date:
+        only the entries received since the last call are described."""
+        feed = self.feeds[seat]
+        if feed.book is None:
+            from .logview import LogBook
+            feed.book = LogBook()
+        return feed.book.catch_up(feed, self, seat)
+
     def action_show_log(self) -> None:
         if self.live is None:
             return
-        from .text import Describer
-        d = Describer(self.cards, self.lang)
-        lines = [x for x in (self.log_line(e, d) for e in self.feeds[self.viewer].log) if x]
-        self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), lines),
+        book = self.log_book(self.viewer)
+        self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), book),
                          lambda _: self.call_later(self._sync))
 
     def action_help(self) -> None:

@@ -352,12 +352,16 @@ def block_families(cards: CardSet) -> str:
     for f in cards.families:
         mine = [(c, sk) for c, sk in skills if sk.family == f.id]
         kinds: dict[str, set] = {}
-        for _c, sk in mine:
+        for sk in [sk for _c, sk in mine] + [sk for _g, sk in _trait_skills(cards)
+                                             if sk.family == f.id]:
             kinds.setdefault(sk.effect.kind, set()).add(sk.timing)
         kind_text = ", ".join(f"{code(k)} ({', '.join(sorted(t))})"
                               for k, t in sorted(kinds.items(), key=lambda kv: _kind_order(kv[0])))
+        traits = [f"{md(sk.name.ja)} {md(sk.name.en)} (trait of {md(g.name.en)})"
+                  for g, sk in _trait_skills(cards) if sk.family == f.id]
+        listed = ", ".join(x for x in [_skill_name_list(mine)] + traits if x)
         rows.append([code(f.id), both(f.name), kind_text or "—",
-                     md(f.rule.en) if f.rule else "", _skill_name_list(mine) or "—"])
+                     md(f.rule.en) if f.rule else "", listed or "—"])
         ini, std = _split([(c, 1) for c, _ in mine])
         counts.append([both(f.name), ini, std, ini + std,
                        span(sk.mana for _, sk in mine), sum(sk.exclusive for _, sk in mine)])
@@ -433,11 +437,28 @@ def block_races(cards: CardSet) -> str:
     return "\n".join(parts)
 
 
+def _trait_skills(cards: CardSet) -> list[tuple[object, Skill]]:
+    """(guild, skill) of every battle trait (§4, RULINGS R2): skills no card carries."""
+    return [(g, g.trait.skill) for g in sorted(cards.guilds, key=lambda g: g.number)
+            if g.trait.kind == "battle" and g.trait.skill is not None]
+
+
+def _trait_skill_text(skill: Skill) -> str:
+    """A battle trait's skill in one cell: name, effect, timing, mana, family."""
+    params = effect_params(skill)
+    return (f"{md(skill.name.ja)} {md(skill.name.en)}: {code(skill.effect.kind)}"
+            + (f" {params}" if params else "")
+            + f" ({code(skill.timing)}, mana {skill.mana}, family {code(skill.family)})")
+
+
 def block_guilds(cards: CardSet) -> str:
     rows = [[g.number, code(g.id), both(g.name), both(g.trait.name), code(g.trait.kind),
-             f"+{g.material_bonus}" if g.material_bonus else "—"]
+             f"+{g.material_bonus}" if g.material_bonus else "—",
+             _trait_skill_text(g.trait.skill) if g.trait.kind == "battle" and g.trait.skill
+             else "—"]
             for g in sorted(cards.guilds, key=lambda g: g.number)]
-    return table(["No.", "id", "Guild", "Trait", "Trait kind", "Material"], "rlllll", rows)
+    return table(["No.", "id", "Guild", "Trait", "Trait kind", "Material", "Battle skill"],
+                 "rllllll", rows)
 
 
 def block_first_game(cards: CardSet) -> str:

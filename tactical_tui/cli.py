@@ -87,13 +87,62 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --summary: rewrite the generated blocks of FILE in place")
     cw.add_argument("--check", default=None, metavar="FILE",
                     help="with --summary: exit 1 if the generated blocks of FILE differ from the data")
+    jn = sub.add_parser("join", help="play at a table server (tactical host): the lobby, then your seat")
+    jn.add_argument("address", nargs="?", default=None, metavar="HOST[:PORT]",
+                    help="the server (default 127.0.0.1:7411)")
+    jn.add_argument("--name", default=None, help="your name at the tables (default: $USER)")
+    jn.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
     k = sub.add_parser("check", help="run rule scenario files (docs/scenarios.md)",
                        description="Run rule scenarios: one line per scenario, a diff for each "
                                    "failure, then 'N passed, M failed'. Exit 1 if any failed.")
     k.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
     k.add_argument("--explain", action="store_true", help="print each scenario's event log step by step")
     k.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en (for --explain)")
+    h = sub.add_parser("host", help="serve tables to players on their own terminals (tactical join)",
+                       description="Serve tables (docs/PROTOCOL.md) until Ctrl+C. Loopback only "
+                                   "unless --bind says otherwise: from outside, players come in "
+                                   "through the SSH front door (--ssh-port).")
+    h.add_argument("--bind", default="127.0.0.1", help="address to listen on (default: loopback)")
+    h.add_argument("--port", type=int, default=7411, help="table port (0: any free port)")
+    h.add_argument("--dir", default=None, dest="host_dir", metavar="FOLDER",
+                   help="folder of the tables (default: TACTICAL_HOST_DIR or the user data folder)")
+    h.add_argument("--workers", type=int, default=None,
+                   help="AI processes (default: one per core; 0: think in the host process)")
+    h.add_argument("--ai-delay", type=float, default=0.6, dest="host_ai_delay", metavar="SECONDS",
+                   help="pause after each AI action in bidding and battle")
+    h.add_argument("--max-tables", type=int, default=100, help="unfinished tables at most")
+    h.add_argument("--ssh-port", type=int, default=None, help="also run the SSH front door here")
+    h.add_argument("--authorized-keys", default=None, metavar="FILE",
+                   help="SSH front door: public keys allowed in")
+    h.add_argument("--open", action="store_true", dest="ssh_open",
+                   help="SSH front door: anyone may come in (a LAN party)")
     return p
+
+
+def join_args(args, lang: str):
+    """`tactical join`: (host, port, name) — or the message saying what is wrong (the
+    address unreadable, the name not 1–24 printable characters, nothing listening)."""
+    import os
+    import socket
+    from .i18n import t
+    from .net.client import parse_address
+    try:
+        host, port = parse_address(args.address)
+    except ValueError:
+        return None, t("join.bad_address", lang, address=plain(args.address))
+    name = args.name if args.name is not None else (os.environ.get("USER") or "guest")
+    from .net.protocol import NAME_MAX
+    if not (0 < len(name) <= NAME_MAX and name.isprintable() and name.strip() == name):
+        if args.name is not None:
+            return None, t("join.bad_name", lang, name=plain(name))
+        name = "guest"
+    try:                                     # said here, before the app takes the terminal
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as exc:
+        from .text import os_error_text
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang))
+    return (host, port, name), None
 
 
 def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_path: str | None,
@@ -148,9 +197,17 @@ class _Hangup:
 
 
 def _print_exit_line(app) -> None:
-    """After the app has exited: one line saying the game is saved and how to go on."""
+    """After the app has exited: one line saying the game is saved and how to go on (for
+    `tactical join`: that the seat is kept, and the command that goes back to it)."""
     from .exitline import exit_line
     line = exit_line(app)
+    table, seat = getattr(app, "exit_seat", (None, None))
+    session = getattr(app, "session", None)
+    if session is not None and isinstance(seat, int) and table in session.saved_seats():
+        import shlex
+        from .i18n import t
+        line = t("join.exit_line", app.lang, table=table, address=session.address,
+                 name=shlex.quote(session.client.name))
     if line:
         try:
             print(plain(line))
@@ -190,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             from .simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
+        if args.command == "host":
+            from .net.server import host_cli
+            return host_cli(args, lang)
         if args.command == "replay":
             lang = args.sub_lang or lang
         if args.command == "replay" and args.export is not None:
@@ -205,6 +265,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "replay":
             from .replay import run_replay
             return run_replay(args.file, lang, load_cards(args.cards), args.step)
+        join = None
+        if args.command == "join":
+            lang = args.sub_lang or lang
+            join, problem = join_args(args, lang)
+            if problem:
+                print(plain(problem), file=sys.stderr)
+                return 2
         seats = None
         if args.seats:
             seats = tuple(x.strip() for x in args.seats.split(",") if x.strip())
@@ -218,11 +285,12 @@ def main(argv: list[str] | None = None) -> int:
         # named with --cards is read now, so that a problem with it is said before the app
         from .settings import Store
         store = Store.from_file()            # the remembered settings; options override them
-        app = TacticalApp(lang=args.lang or store.settings.lang or lang, cards=load_cards(args.cards) if args.cards else None,
+        app = TacticalApp(lang=(getattr(args, "sub_lang", None) if join else None) or args.lang
+                          or store.settings.lang or lang, cards=load_cards(args.cards) if args.cards else None,
                           ai_delay=args.ai_delay if args.ai_delay is not None
                           else store.settings.ai_delay,
                           quick=args.quick, seed=args.seed, resume=args.resume, seats=seats,
-                          store=store)
+                          store=store, join=join)
         hangup.app = app
         app.run()
         _print_exit_line(app)

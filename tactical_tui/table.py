@@ -620,6 +620,15 @@ class LiveTable:
     def _decide(self, seat: int, obs):
         return self.game.ai_decide(seat, obs)
 
+    async def _think(self, seat: int, obs):
+        """The AI seat's (action, reason), computed off the event loop: in `executor`
+        given one, else in a thread. (The table server overrides this to send only the
+        player and its observation to a process pool: tactical_tui.net.server.)"""
+        if self.executor is not None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.executor, self._decide, seat, obs)
+        return await _in_thread(self._decide, seat, obs)
+
     async def _ai_loop(self) -> None:
         """One AI decision at a time, computed off the loop from the seat's observation;
         applied only if nothing rewrote the game meanwhile and it is still legal; after
@@ -635,11 +644,7 @@ class LiveTable:
                 obs = self.game.observe(seat)
                 self.thinking = seat
                 self._publish()
-                if self.executor is not None:
-                    loop = asyncio.get_running_loop()
-                    action, reason = await loop.run_in_executor(self.executor, self._decide, seat, obs)
-                else:
-                    action, reason = await _in_thread(self._decide, seat, obs)
+                action, reason = await self._think(seat, obs)
                 self.thinking = None
                 if self.closed:
                     return

@@ -19,6 +19,7 @@ class SeatFeed:
         self.epoch = 0                      # +1 whenever the log was rewritten (undo)
         self.since: list = []               # events since the last recap
         self.recapped: Optional[int] = None  # asked_at of the question last recapped
+        self.book = None                    # logview.LogBook: the log screen's lines (the app's)
 
     def take(self, update) -> None:
         self.latest = update

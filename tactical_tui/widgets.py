@@ -451,26 +451,26 @@ class TextScreen(ModalScreen):
 
 
 class LogScreen(ModalScreen):
+    """The whole log of the viewer's seat (a logview.LogBook: its lines as they were when
+    opened), scrolled to the end; only the lines in view are drawn (logview.FullLog)."""
+
     KEYS = [("escape", "close", "key.close", True), ("l", "close", "", False)]
 
-    def __init__(self, title: str, lines: Iterable[str]) -> None:
+    def __init__(self, title: str, book) -> None:
         super().__init__()
         self.title_text = title
-        self.lines = list(lines)
+        self.book = book
 
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
-            from .logview import LogView   # (RichLog: rich.pretty and attrs, not at start-up)
-            yield LogView(id="full-log", wrap=True, markup=False, min_width=20)
+            from .logview import FullLog   # (rich.pretty and attrs, not at start-up)
+            yield FullLog(self.book.lines, self.book.cells, _keep(self.app), id="full-log")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         key_gate(self.app).reset()
-        log = self.query_one("#full-log")
-        for line in self.lines:
-            log.write(as_text(line))
-        log.focus()
+        self.query_one("#full-log").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

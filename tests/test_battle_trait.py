@@ -28,7 +28,7 @@ from ai import make_player
 from rules import Config, IllegalAction, apply, legal_actions, new_game, observe, pending
 from rules.actions import Activate, ChooseTarget, Declare, Done, EndTurn, Move, StartAttack, \
     StartCounter, Stop
-from rules.cards import DEFAULT_CARDS_PATH, CardDataError, parse_cards
+from rules.cards import DEFAULT_CARDS_PATH, CardDataError, default_cards, parse_cards
 from rules.engine import refusal
 from rules.events import SkillActivated, SkillDeclared, TraitUsed
 
@@ -606,3 +606,20 @@ def test_6_explanations_agree_with_legal_actions_with_battle_traits():
             steps += 1
     assert offered == {g.battle_skill.id for g in traits}
     assert {"trait_used", "trait_not_own", "wrong_timing"} <= codes
+
+
+def test_4_cards_summary_lists_battle_trait_skills():
+    """`tactical cards --summary`: a battle trait's skill is in the guild table and in its
+    family's row (no card carries it, so the per-card counts leave it out)."""
+    from tactical_tui.cards_summary import block_families, block_guilds
+    guilds = block_guilds(TC)
+    row = next(line for line in guilds.splitlines() if "black_stag" in line)
+    assert "鬨の声 Battle Cry: `add_crit_chips` 1 (`attack`" in row and "family `critical`" in row
+    assert "mana 1" in row and "`attack`" in row
+    shipped = block_guilds(default_cards()).splitlines()[2:]      # no battle trait there
+    assert len(shipped) == 7 and all(line.endswith("| — |") for line in shipped)
+    families = block_families(TC)
+    crit = next(line for line in families.splitlines() if line.startswith("| `critical`"))
+    assert "Battle Cry (trait of" in crit
+    guard = next(line for line in families.splitlines() if line.startswith("| `guard`"))
+    assert "Iron Wall (trait of" in guard and "`add_zero_chips` (defend" in guard

@@ -136,6 +136,7 @@ def drawn(app) -> str:
     """Everything the app would draw now: the screen's cells, every Static, every option,
     every log line and border title of the current screen, and the notifications."""
     from textual.widgets import OptionList, RichLog, Static
+    from tactical_tui.logview import FullLog
     from tui_app import screen_text
     parts = [screen_text(app)]
     for w in app.screen.query("*"):
@@ -147,6 +148,8 @@ def drawn(app) -> str:
             parts += [str(w.get_option_at_index(i).prompt) for i in range(w.option_count)]
         elif isinstance(w, RichLog):
             parts += ["".join(seg.text for seg in strip) for strip in w.lines]
+        elif isinstance(w, FullLog):             # the log screen: every line, not just those in view
+            parts += [strip.text for i in range(w.n) for strip in w.rows_of(i, w.width_ or 70)]
     for n in app._notifications:
         parts += [n.message, n.title]
     return "\n".join(parts)

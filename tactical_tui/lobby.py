@@ -1,0 +1,850 @@
+"""`tactical join`: the app as a client of a table server (docs/PROTOCOL.md).
+
+The lobby lists the server's tables with their seats (player, AI level, status — open,
+connected, disconnected, AI takeover), phase and privacy; from it a player creates a
+table (seats open or AI of a level, first game, private with a join code, turn clock),
+sits at a seat (the first open one, a chosen one, or a private table's with its code) or
+watches. A joined seat is shown by the ordinary phase screens — the app's seat view of a
+`net.remote.RemoteTable` (app.seat_views) — with one key more, `/`, the one-line chat; a
+watched table by `SpectatorScreen` (public information only, as the server sends it).
+
+While the connection is down a banner over the top line says so and counts down to
+the next try (net.client reconnects with back-off and takes the seat back with its
+token); the game goes on where it is once the server answers again.
+
+Everything from the server that is shown — player names, chat lines, table ids, codes,
+refusal parameters — is data: it goes through `safe.plain` / `safe.as_text`, never
+through markup."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Optional
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Container
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from .i18n import TUI, break_lines, clip, t
+from .safe import as_text, lines_text, plain
+from .widgets import BaseScreen, ChoiceScreen, QuestionList, key_gate, localized
+
+from .net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 cells
+NAME_CELLS = 12                  # a player's name in a lobby row
+LEVELS = ("normal", "hard", "easy", "random")
+CLOCKS = (None, 30, 60, 120, 300)
+GRACES = (60, 120, 300, 15, 30)  # seconds before the takeover AI plays a dropped seat
+REFRESH = 5.0                    # seconds between two table lists while the lobby is up
+
+
+class _Gaps(dict):
+    def __missing__(self, key: str) -> str:
+        return "?"                   # a parameter the server did not send
+
+
+def words(code: str, params: Optional[dict], lang: str) -> str:
+    """A server's or the connection's refusal code in `lang` (i18n net.refused.<code>,
+    join.refused.<code>; its parameters as data, a missing one as "?"), else the code
+    itself (as data)."""
+    for key in ("net.refused." + code, "join.refused." + code):
+        if key in TUI:
+            text = TUI[key].get(lang, TUI[key]["en"])
+            return text.format_map(_Gaps({k: plain(v) for k, v in (params or {}).items()}))
+    return plain(code)
+
+
+def _name(x: object) -> str:
+    return clip(plain(x), NAME_CELLS)
+
+
+# ---------------------------------------------------------------------------- opening
+
+def open_lobby(app, host: str, port: int, name: str) -> None:
+    """The lobby screen, and the connection to the server (its answer fills the list)."""
+    from .net.remote import Session
+    from .net.remote import SeatTokens
+    session = Session(host, port, name, app.lang, cards=app._cards,
+                      tokens=SeatTokens() if app.autosave else None)
+    app.session = session
+    session.on_status = lambda status, retry: _status(app, status, retry)
+    session.on_chat = lambda msg: _chat(app, msg)
+    session.on_bye = lambda code: _bye(app, code)
+    session.on_problem = lambda msg: _rejoin_refused(app, msg)
+    session.on_tables = lambda: _lobby_refresh(app)
+    session.on_seats = lambda remote, before, after: _seats_changed(app, remote, before, after)
+    app.push_screen(localized(LobbyScreen, app.lang)())
+    connect(app)
+
+
+def connect(app) -> None:
+    """Connect (again, from the lobby's `r`): hello, the card data, the table list."""
+    app.run_worker(_connect(app), group="join-connect", exclusive=True)
+
+
+async def _connect(app) -> None:
+    session = app.session
+    lobby = _lobby(app)
+    if lobby is not None:
+        lobby.problem = None
+        lobby.connecting = True
+        lobby.refresh_view()
+    problem = None
+    try:
+        await session.start()
+    except (OSError, asyncio.TimeoutError) as exc:
+        from .text import os_error_text
+        why = os_error_text(exc, app.lang) if isinstance(exc, OSError) else type(exc).__name__
+        problem = t("join.no_server", app.lang, address=session.address, why=why)
+    except Exception as exc:  # noqa: BLE001 - a refusal, or not our protocol at all
+        from .net.client import Refusal
+        if isinstance(exc, Refusal):
+            problem = t("join.hello_refused", app.lang, why=words(exc.code, exc.params, app.lang))
+        else:
+            problem = t("join.not_tactical", app.lang, address=session.address)
+    if problem is None:
+        app._cards = session.cards           # the server's card data (net.remote.Session.start)
+        await _refresh(app)
+        if app.live is None and await _back_to_seat(app):
+            return
+    lobby = _lobby(app)
+    if lobby is not None:
+        lobby.connecting = False
+        lobby.problem = problem
+        lobby.refresh_view()
+
+
+async def _back_to_seat(app) -> bool:
+    """A seat this player holds at this server (its token kept from a session that
+    ended — a terminal that went away): taken back at once, the game goes on."""
+    session = app.session
+    for table, held in session.saved_seats().items():
+        if table in session.tables and not session.tables[table].get("over"):
+            if await join_table(app, table, held["seat"], token=held["token"]):
+                app.notify(t("join.back_at_seat", app.lang, table=plain(table),
+                             seat=t("seat", app.lang, n=held["seat"] + 1)), timeout=8)
+                return True
+    return False
+
+
+async def _refresh(app) -> None:
+    from .net.client import ConnectionLost, Refusal
+    try:
+        await app.session.refresh()
+    except (ConnectionLost, Refusal):
+        pass
+
+
+def _lobby(app) -> Optional["LobbyScreen"]:
+    for scr in reversed(app.screen_stack):
+        if isinstance(scr, LobbyScreen):
+            return scr
+    return None
+
+
+def _lobby_refresh(app) -> None:
+    lobby = _lobby(app)
+    if lobby is not None and lobby.is_attached:
+        lobby.refresh_view()
+
+
+def back_to_lobby(app) -> None:
+    """A game left (game over, or the player went back): the lobby again."""
+    app._reset_to(localized(LobbyScreen, app.lang)())
+
+
+# ---------------------------------------------------------------------------- requests
+
+def _refused(app, exc) -> None:
+    from .net.client import Refusal
+    why = words(exc.code, exc.params, app.lang) if isinstance(exc, Refusal) else \
+        words("connection_lost", {}, app.lang)
+    app.notify(t("join.refused", app.lang, why=why), severity="error", timeout=8)
+
+
+async def join_table(app, table, seat: Optional[int], code: Optional[str] = None,
+                     token: Optional[str] = None) -> bool:
+    """Sit at `seat` of `table` (None: the first open one; with `token`: take our seat
+    back): the seat's view comes up with its first update. The token is kept
+    (net.remote.SeatTokens) for a later session."""
+    from .net.client import ConnectionLost, Refusal
+    fields = {"table": table, "seat": seat}
+    if code:
+        fields["code"] = code
+    if token:
+        fields["token"] = token
+    try:
+        answer = await app.session.client.request("join", **fields)
+    except (Refusal, ConnectionLost) as exc:
+        if token and isinstance(exc, Refusal):
+            app.session.unseated(table)
+        _refused(app, exc)
+        return False
+    seat = answer.get("seat")
+    table = answer.get("table", table)
+    if isinstance(seat, int) and isinstance(answer.get("token"), str):
+        app.session.seated(table, seat, answer["token"])
+    app.seat_views(app.session.remote(table, seat), (seat,))
+    return True
+
+
+async def watch_table(app, table, code: Optional[str] = None) -> bool:
+    from .net.client import ConnectionLost, Refusal
+    fields = {"table": table}
+    if code:
+        fields["code"] = code
+    try:
+        answer = await app.session.client.request("watch", **fields)
+    except (Refusal, ConnectionLost) as exc:
+        _refused(app, exc)
+        return False
+    table = answer.get("table", table)
+    app.seat_views(app.session.remote(table, None), (None,))
+    return True
+
+
+async def create_table(app, seats: list, first_game: bool, private: bool,
+                       clock: Optional[int], grace: float = 60, takeover: str = "normal") -> bool:
+    """Create a table and sit at its first open seat (or watch it: no open seat)."""
+    from .net.client import ConnectionLost, Refusal
+    try:
+        answer = await app.session.client.request(
+            "create", seats=seats, first_game=first_game, private=private, clock=clock,
+            grace=grace, takeover=takeover)
+    except (Refusal, ConnectionLost) as exc:
+        _refused(app, exc)
+        return False
+    table, code = answer.get("table"), answer.get("code")
+    if code:
+        app.session.codes[table] = code
+        app.notify(t("join.created", app.lang, table=plain(table), code=plain(code)), timeout=30)
+    if any(s.get("kind") == "open" for s in seats):
+        return await join_table(app, table, None, code)
+    return await watch_table(app, table, code)
+
+
+# ---------------------------------------------------------------------------- connection
+
+def _status(app, status: str, retry_in: Optional[float]) -> None:
+    """The client's status: the banner while the connection is down."""
+    state = getattr(app, "_net_state", None)
+    if status == "reconnecting":
+        loop = asyncio.get_running_loop()
+        app._net_state = ("reconnecting", loop.time() + (retry_in or 0))
+        _ensure_ticker(app)
+    elif status == "connected":
+        if state is not None and state[0] in ("reconnecting", "lost"):
+            app.notify(t("join.back", app.lang), timeout=4)
+        app._net_state = None
+    elif status == "closed" and not app.leaving and app.is_running:
+        app._net_state = ("closed", getattr(app, "_net_bye", None))
+    else:
+        return
+    update_banner(app)
+
+
+def _rejoin_refused(app, msg: dict) -> None:
+    """After a reconnect the server did not give a seat (or a watched table) back — the
+    table is gone, the token no longer good: said, and the lobby comes back if that
+    table was on screen."""
+    app.notify(t("join.rejoin_refused", app.lang, table=plain(msg.get("table")),
+                 why=words(str(msg.get("code")), msg.get("params"), app.lang)),
+               severity="warning", timeout=10)
+    if app.live is not None and getattr(app.live, "table", None) == msg.get("table"):
+        app.action_back_to_title()       # (for `tactical join`: the lobby)
+
+
+def _seats_changed(app, remote, before: list, after: list) -> None:
+    """A seat of the table on screen changed hands or status (a player came, dropped,
+    an AI took over, the player came back): one line says so on whatever screen is up;
+    a spectator's panel shows it at once."""
+    if app.live is not remote:
+        return
+    old = {s.get("seat"): s for s in before}
+    for info in after:
+        was = old.get(info.get("seat"))
+        if was is not None and (was.get("status"), was.get("name")) == (info.get("status"), info.get("name")):
+            continue
+        if was is None and before:
+            continue
+        if before:
+            seat = t("seat", app.lang, n=info.get("seat", 0) + 1) if isinstance(info.get("seat"), int) else "?"
+            app.notify(f"{seat}: {seat_words(info, app.lang, me=info.get('seat') == remote.seat, number=False)}",
+                       timeout=6)
+    scr = app._viewer_screen()
+    if isinstance(scr, SpectatorScreen) and scr.latest is not None:
+        scr.update_view()
+
+
+def _bye(app, code: str) -> None:
+    app._net_bye = code
+
+
+def _ensure_ticker(app) -> None:
+    if getattr(app, "_net_ticker", None) is None:
+        app._net_ticker = app.set_interval(0.5, lambda: update_banner(app))
+
+
+def banner_text(app) -> Optional[str]:
+    state = getattr(app, "_net_state", None)
+    if state is None:
+        return None
+    if state[0] == "reconnecting":
+        import math
+        left = math.ceil(state[1] - asyncio.get_running_loop().time())
+        return t("join.lost", app.lang, n=left) if left > 0 else t("join.lost_now", app.lang)
+    code = state[1]
+    why = t("net.bye." + code, app.lang) if code and "net.bye." + code in TUI else \
+        plain(code or "—")
+    return t("join.closed", app.lang, why=why)
+
+
+class NetBanner(Static):
+    """The connection's state over the screen's top line (`update_banner`)."""
+
+    DEFAULT_CSS = """
+    NetBanner {
+        dock: top;
+        height: 1;
+        width: 100%;
+        background: $error;
+        color: $text;
+        text-style: bold;
+        padding: 0 1;
+    }
+    """
+
+
+def update_banner(app) -> None:
+    """Show (or take away) the banner on every screen of the app's stack."""
+    text = banner_text(app)
+    if text is None and getattr(app, "_net_ticker", None) is not None:
+        app._net_ticker.stop()
+        app._net_ticker = None
+    for scr in list(app.screen_stack):
+        if isinstance(scr, ModalScreen) or not scr.is_attached:
+            continue
+        found = list(scr.query(NetBanner))
+        if text is None:
+            for b in found:
+                b.remove()
+        elif found:
+            found[0].update(as_text(clip(text, 78)))
+        else:
+            scr.mount(NetBanner(as_text(clip(text, 78))))
+
+
+# ---------------------------------------------------------------------------- chat
+
+def _chat(app, msg: dict) -> None:
+    """A chat line from the server: in the log strip of the game on screen (and a short
+    notification). Its text and name are data (plain)."""
+    table = msg.get("table")
+    live = app.live
+    if live is None or getattr(live, "table", object()) != table:
+        return
+    seat = msg.get("seat")
+    who = _name(msg.get("name")) if msg.get("name") else \
+        (t("seat", app.lang, n=seat + 1) if isinstance(seat, int) else t("join.spectator", app.lang))
+    line = t("join.chat_line", app.lang, who=who, text=plain(msg.get("text", "")))
+    feed = app.feeds.get(app.viewer)
+    if feed is not None:
+        feed.log.append(ChatEntry(line))
+    scr = app._viewer_screen()
+    if scr is not None and scr.is_attached and getattr(scr, "_ready", False):
+        scr.sync_log()
+    app.notify(line, timeout=6)
+
+
+class ChatEntry:
+    """A chat line in a seat's log (app.log_line shows `chat`); no event, no reason."""
+
+    event = None
+    seat = None
+    reason = None
+
+    def __init__(self, chat: str) -> None:
+        self.chat = chat
+
+
+def chat_problem(text: str, lang: str) -> Optional[str]:
+    """Why a chat line cannot be sent (control characters, too wide), or None."""
+    if not text.isprintable():
+        return t("join.chat_bad", lang)
+    if cell_len(text) > CHAT_CELLS:
+        return t("join.chat_long", lang, n=CHAT_CELLS)
+    return None
+
+
+def open_chat(app) -> None:
+    """The one-line chat input of the table on screen."""
+    live = app.live
+    table = getattr(live, "table", None)
+    if app.session is None or live is None or table is None:
+        return
+
+    def sent(text) -> None:
+        if not text:
+            app.call_later(app._sync)
+            return
+        fut = app.session.client.send("chat", table=table, text=text)
+
+        def done(f) -> None:
+            if not f.cancelled() and f.exception() is not None:
+                _refused(app, f.exception())
+        fut.add_done_callback(done)
+        app.call_later(app._sync)
+    app.push_screen(localized(LineScreen, app.lang)(t("join.chat_ask", app.lang), check=chat_problem,
+                                                    max_length=CHAT_CELLS), sent)
+
+
+class LineScreen(ModalScreen):
+    """One line of input (a chat line, a join code): Enter gives it, Escape cancels
+    (None). `check(text, lang)` may say why the line cannot be given (shown; kept)."""
+
+    KEYS = [("escape", "cancel", "key.back", True)]
+
+    def __init__(self, prompt: str, check=None, max_length: int = 0) -> None:
+        super().__init__()
+        self.prompt = prompt
+        self.check = check
+        self.max_length = max_length
+
+    def compose(self) -> ComposeResult:
+        with Container(classes="dialog"):
+            yield Static(as_text(self.prompt), classes="dialog-title")
+            yield Input(id="line", max_length=self.max_length)
+            yield Static("", id="line-problem")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        key_gate(self.app).reset()       # keys typed before it are not for it
+        self.query_one("#line", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        problem = self.check(text, self.app.lang) if (self.check and text) else None
+        if problem:
+            self.query_one("#line-problem", Static).update(as_text(problem))
+            return
+        self.dismiss(text or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+# ---------------------------------------------------------------------------- screens
+
+_CHAT_KINDS: dict = {}
+
+
+def remote_keys(keys: list) -> list:
+    """A phase screen's keys for a seat at a server: the chat key (`/`) added; at game
+    over the game is the server's (no replay file here) and the way on is the lobby."""
+    out = []
+    for key in keys:
+        action = key[1]
+        if action in ("app.save_replay", "app.new_game"):
+            continue
+        if action == "app.back_to_title":
+            key = (key[0], action, "key.lobby", *key[3:])
+        out.append(key)
+    return out + [("slash", "chat", "key.chat", True)]
+
+
+def remote_screen(phase: str, seat: Optional[int]):
+    """The screen class of a remote seat's view: the phase screen with the remote keys
+    (`remote_keys`), or the spectator's screen."""
+    if seat is None:
+        return SpectatorScreen
+    from .app import phase_screens
+    kind = phase_screens()[phase]
+    if kind not in _CHAT_KINDS:
+        _CHAT_KINDS[kind] = type(kind.__name__, (kind,), {
+            "KEYS": remote_keys(kind.KEYS),
+            "action_chat": lambda self: open_chat(self.app)})
+    return _CHAT_KINDS[kind]
+
+
+def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> str:
+    """A seat of the lobby: "2 alice (connected)", "3 AI (normal)", "4 open" (without
+    the number: "alice (connected)")."""
+    n = info.get("seat", 0) + 1 if isinstance(info.get("seat"), int) else "?"
+    if not number:
+        return seat_words(info, lang, me)[len(str(n)) + 1:]
+    status = str(info.get("status"))
+    state = t("net.status." + status, lang) if "net.status." + status in TUI else plain(status)
+    if info.get("kind") == "ai":
+        level = str(info.get("level"))
+        lv = t("level." + level, lang) if "level." + level in TUI else plain(level)
+        return f"{n} {t('join.ai_level', lang, level=lv)}"
+    if info.get("kind") == "open" or status == "open":
+        return f"{n} {state}"
+    who = _name(info.get("name") or "?")
+    if me:
+        who += f"({t('join.you', lang)})"
+    return f"{n} {t('join.seat_who', lang, who=who, state=state)}"
+
+
+def phase_words(info: dict, lang: str) -> str:
+    if info.get("over"):
+        return t("join.phase_over", lang)
+    phase = str(info.get("phase"))
+    from .text import UI
+    return UI["phase." + phase].get(lang, UI["phase." + phase]["en"]) if "phase." + phase in UI \
+        else plain(phase)
+
+
+class LobbyScreen(BaseScreen):
+    """The server's tables (module docstring). Enter: a table's seats (or watch); `j`
+    the first open seat, `w` watch, `c` create, `r` refresh."""
+
+    KEYS = [("question_mark", "lobby_help", "key.help", True), ("f1", "lobby_help", "", False),
+            *BaseScreen.KEYS[2:],
+            ("enter", "noop", "key.seats", True),
+                              ("j", "join", "key.join", True),
+                              ("w", "watch", "key.watch", True),
+                              ("c", "create", "key.create", True),
+                              ("r", "refresh", "key.refresh", True)]
+    WIDTH = 74
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problem: Optional[str] = None
+        self.connecting = False
+        self._timer = None
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="lobby-status")
+        yield QuestionList(id="tables", submits=False)
+
+    mounted = False
+
+    def on_mount(self) -> None:
+        self.mounted = True
+        self.refresh_view()
+        self._timer = self.set_interval(REFRESH, self._poll)
+        self._poll(now=True)             # (back from a game: the list as it is now)
+        update_banner(self.app)
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        update_banner(self.app)
+
+    def _poll(self, now: bool = False) -> None:
+        session = self.app.session
+        if session is not None and session.client.connected and (now or self.app.screen is self):
+            self.app.run_worker(_refresh(self.app), group="join-refresh", exclusive=True)
+
+    def tables(self) -> list:
+        session = self.app.session
+        return list(session.tables.values()) if session is not None else []
+
+    def row(self, info: dict) -> Text:
+        session = self.app.session
+        head = t("join.table", self.lang, table=plain(info.get("table")),
+                 phase=phase_words(info, self.lang))
+        if info.get("private"):
+            head += "  " + t("join.private", self.lang)
+        code = session.codes.get(info.get("table")) if session is not None else None
+        if code:
+            head += "  " + t("join.code", self.lang, code=plain(code))
+        mine = session.saved_seats().get(info.get("table"), {}).get("seat") if session else None
+        lines = [clip(head, self.WIDTH)]
+        row = ""
+        for s in info.get("seats", []):      # whole seats to a line
+            words = clip(seat_words(s, self.lang, me=s.get("seat") == mine), self.WIDTH - 2)
+            if row and cell_len(row) + 3 + cell_len(words) > self.WIDTH - 2:
+                lines.append("  " + row)
+                row = ""
+            row = f"{row}   {words}" if row else words
+        if row:
+            lines.append("  " + row)
+        return lines_text(lines)
+
+    def refresh_view(self) -> None:
+        if not self.mounted:
+            return                       # it draws itself once mounted
+        session = self.app.session
+        name = plain(session.client.name) if session is not None else "?"
+        address = plain(session.address) if session is not None else "?"
+        self.query_one("#topbar", Static).update(as_text(clip(
+            t("join.topbar", self.lang, name=name, address=address), 78), style="bold"))
+        tables = self.tables()
+        if self.problem:
+            status = self.problem + "\n" + t("join.retry", self.lang)
+        elif self.connecting:
+            status = t("join.connecting", self.lang, address=address)
+        elif not tables:
+            status = t("join.no_tables", self.lang)
+        else:
+            status = t("join.tables", self.lang, n=len(tables))
+        self.query_one("#lobby-status", Static).update(
+            lines_text(break_lines(status, 76)))
+        ol = self.query_one("#tables", QuestionList)
+        ol.show("tables", [Option(self.row(info), id=str(i)) for i, info in enumerate(tables)])
+        ol.focus()
+
+    def selected(self) -> Optional[dict]:
+        ol = self.query_one("#tables", OptionList)
+        tables = self.tables()
+        if ol.highlighted is None or ol.highlighted >= len(tables):
+            return None
+        return tables[ol.highlighted]
+
+    def action_noop(self) -> None:
+        pass
+
+    def action_lobby_help(self) -> None:
+        """The lobby's keys, what happens to a dropped seat, the chat; then the quick
+        reference of the rules."""
+        from .help import QUICK
+        from .howto import HelpScreen
+        lang = self.lang if self.lang in QUICK else "en"
+        self.app.push_screen(localized(HelpScreen, self.lang)(
+            t("help.title", self.lang), as_text(t("join.help", self.lang) + "\n\n" + QUICK[lang],
+                                                lines=True)))
+
+    def usable(self) -> bool:
+        session = self.app.session
+        return session is not None and session.client.connected
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        tables = self.tables()
+        i = int(event.option.id)
+        if not self.usable() or i >= len(tables):
+            return
+        info = tables[i]
+        open_seats = [s["seat"] for s in info.get("seats", [])
+                      if s.get("kind") == "open" and s.get("status") == "open"]
+        held = self.app.session.saved_seats().get(info.get("table"))
+        if held is not None:                 # ours already: back to it (its token)
+            open_seats = []
+        labels = [t("join.sit", self.lang, n=s + 1) for s in open_seats] + [t("join.watch", self.lang)]
+        if held is not None:
+            labels.insert(0, t("join.back_to", self.lang, n=held["seat"] + 1))
+
+        def chosen(k) -> None:
+            if k is None:
+                return
+            if held is not None:
+                if k == 0:
+                    self.app.run_worker(join_table(self.app, info["table"], held["seat"],
+                                                   token=held["token"]), group="join-request")
+                else:
+                    self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
+                return
+            if k < len(open_seats):
+                self._with_code(info, lambda code: join_table(self.app, info["table"], open_seats[k], code))
+            else:
+                self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
+        self.app.push_screen(localized(ChoiceScreen, self.lang)(
+            t("join.choose", self.lang, table=plain(info.get("table"))), labels), chosen)
+
+    def _with_code(self, info: dict, go) -> None:
+        """`go(code)` — asking for the join code first if the table is private and its
+        code is not known here."""
+        session = self.app.session
+        table = info.get("table")
+        code = session.codes.get(table)
+        if not info.get("private") or code:
+            self.app.run_worker(go(code), group="join-request")
+            return
+
+        def given(code) -> None:
+            if code:
+                session.codes[table] = code
+                self.app.run_worker(go(code), group="join-request")
+        self.app.push_screen(localized(LineScreen, self.lang)(
+            t("join.code_ask", self.lang, table=plain(table)), max_length=32), given)
+
+    def action_join(self) -> None:
+        info = self.selected()
+        if info is None or not self.usable():
+            return
+        if not any(s.get("kind") == "open" and s.get("status") == "open" for s in info.get("seats", [])):
+            self.app.notify(t("join.no_open", self.lang))
+            return
+        self._with_code(info, lambda code: join_table(self.app, info["table"], None, code))
+
+    def action_watch(self) -> None:
+        info = self.selected()
+        if info is None or not self.usable():
+            return
+        self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
+
+    def action_create(self) -> None:
+        if self.usable():
+            self.app.push_screen(localized(CreateScreen, self.lang)())
+
+    def action_refresh(self) -> None:
+        session = self.app.session
+        if session is None:
+            return
+        if session.client.status in ("new", "closed") or self.problem:
+            connect(self.app)
+        elif session.client.connected:
+            self.app.run_worker(_refresh(self.app), group="join-refresh", exclusive=True)
+
+
+class CreateScreen(BaseScreen):
+    """A new table on the server: seats (3–5, each open or an AI level), first game,
+    private (a join code), turn clock, how long a dropped seat waits for its player and
+    the level of the AI that plays it then. Enter on the last row creates it and sits the
+    player at its first open seat."""
+
+    KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
+                              ("right", "change(1)", "", False, True),
+                              ("escape", "back", "key.back", True)]
+    KINDS = ("open",) + LEVELS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.players = 4
+        self.seats = ["open", "open", "normal", "normal", "normal"]
+        self.first_game = True
+        self.private = False
+        self.clock: Optional[int] = None
+        self.grace = 60
+        self.takeover = "normal"
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="setup-title")
+        yield QuestionList(id="form", submits=False)
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def rows(self) -> list:
+        onoff = lambda b: self.tr("setup.on") if b else self.tr("setup.off")
+        kind = lambda k: self.tr("join.create.open") if k == "open" else \
+            self.tr("setup.ai", level=self.tr("level." + k))
+        out = [("players", f"{self.tr('join.create.seats')}: {self.players}")]
+        for i in range(self.players):
+            out.append((f"seat{i}", f"{self.tr('setup.seat', n=i + 1)}: {kind(self.seats[i])}"))
+        out.append(("first", f"{self.tr('setup.first_game')}: {onoff(self.first_game)}"))
+        out.append(("private", f"{self.tr('join.create.private')}: {onoff(self.private)}"))
+        clock = self.tr("join.create.clock_off") if self.clock is None else \
+            self.tr("join.create.seconds", n=self.clock)
+        out.append(("clock", f"{self.tr('join.create.clock')}: {clock}"))
+        out.append(("grace", f"{self.tr('join.create.grace')}: "
+                             f"{self.tr('join.create.seconds', n=self.grace)}"))
+        out.append(("takeover", f"{self.tr('join.create.takeover')}: "
+                                f"{self.tr('level.' + self.takeover)}"))
+        opened = any(s == "open" for s in self.seats[:self.players])
+        out.append(("create", self.tr("join.create.go" if opened else "join.create.watch")))
+        return out
+
+    def refresh_view(self) -> None:
+        self.query_one("#topbar", Static).update(Text("TACTICAL — " + self.tr("key.create"), style="bold"))
+        self.query_one("#setup-title", Static).update(self.tr("join.create.title"))
+        form = self.query_one("#form", QuestionList)
+        form.show("create", [Option(text, id=key) for key, text in self.rows()])
+        form.focus()
+
+    def action_change(self, step: int) -> None:
+        form = self.query_one("#form", OptionList)
+        if form.highlighted is None:
+            return
+        key = form.get_option_at_index(form.highlighted).id
+        if key == "players":
+            self.players = min(5, max(3, self.players + step))
+        elif key.startswith("seat"):
+            i = int(key[4:])
+            self.seats[i] = self.KINDS[(self.KINDS.index(self.seats[i]) + step) % len(self.KINDS)]
+        elif key == "first":
+            self.first_game = not self.first_game
+        elif key == "private":
+            self.private = not self.private
+        elif key == "clock":
+            self.clock = CLOCKS[(CLOCKS.index(self.clock) + step) % len(CLOCKS)]
+        elif key == "grace":
+            self.grace = GRACES[(GRACES.index(self.grace) + step) % len(GRACES)]
+        elif key == "takeover":
+            self.takeover = LEVELS[(LEVELS.index(self.takeover) + step) % len(LEVELS)]
+        else:
+            return
+        self.refresh_view()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def seat_list(self) -> list:
+        return [{"kind": "open"} if s == "open" else {"kind": "ai", "level": s}
+                for s in self.seats[:self.players]]
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id != "create":
+            self.action_change(1)
+            return
+        app = self.app
+        seats, first, private, clock = self.seat_list(), self.first_game, self.private, self.clock
+        grace, takeover = self.grace, self.takeover
+
+        async def go() -> None:
+            if await create_table(app, seats, first, private, clock, grace, takeover):
+                return
+            if app.screen is self:           # refused: the form stays, the lobby beneath
+                return
+        app.run_worker(go(), group="join-request")
+
+
+from .screens import GameScreen  # noqa: E402 - the phase screens' base (rules, card data)
+
+
+class SpectatorScreen(GameScreen):
+    """A watched table: every seat's public facts, whose decision it is, the public log
+    (only what the server sends a spectator: no hand, pick, face-down bid or build)."""
+
+    KEYS = [("question_mark", "app.help", "key.help", True),
+            ("ctrl+c", "app.request_quit", "", False, True),
+            ("ctrl+q", "app.request_quit", "", False, True),
+            ("l", "app.show_log", "key.log", True),
+            ("slash", "chat", "key.chat", True),
+            ("escape", "app.back_to_title", "key.lobby", True)]
+    TAKES_HELD_KEYS = False
+    DEFAULT_CSS = """
+    SpectatorScreen #public {
+        padding: 0 1;
+    }
+    """
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="public", classes="panel")
+
+    def action_chat(self) -> None:
+        open_chat(self.app)
+
+    def refresh_view(self) -> None:
+        obs = self.obs
+        live = self.app.live
+        table = getattr(live, "table", "?")
+        self.query_one("#topbar", Static).update(as_text(clip(
+            f"{t('join.watching', self.lang, table=plain(table))} — {phase_words({'phase': obs.phase}, self.lang)}"
+            f" — {self.status()}", 78)))
+        infos = {s.get("seat"): s for s in getattr(live, "seat_infos", [])}
+        lines = []
+        for s in obs.seats:
+            who = seat_words(infos[s.seat], self.lang) if s.seat in infos else self.seat_name(s.seat)
+            bits = [self.cards.guild(s.guild).name.get(self.lang)]
+            if obs.phase in ("battle", "over"):
+                bits.append(f"HP{s.hp} VP{s.vp}" + (f" @{s.area}" if s.area else ""))
+                if s.knocked_out:
+                    bits.append(self.tr("battle.out"))
+            elif obs.phase == "bidding":
+                if s.face_down_bids:
+                    bits.append(self.tr("bid.face_down", n=len(s.face_down_bids)))
+                if s.passed:
+                    bits.append(self.tr("bid.passed"))
+            elif obs.phase == "build" and s.confirmed:
+                bits.append("✓")
+            if s.seat in obs.pending.seats:
+                bits.append("←")
+            lines.append(t("join.seat_line", self.lang, who=who, what="  ".join(bits)))
+        panel = self.query_one("#public", Static)
+        panel.border_title = self.tr("bid.seats")
+        panel.update(lines_text(lines))

@@ -1,0 +1,533 @@
+"""The table protocol, version 1 (docs/PROTOCOL.md): framing and message validation.
+
+Why length-prefixed frames over an asyncio stream and not websockets: no browser speaks
+to this server (the SSH front door is the way in from outside), and a 4-byte length
+lets the server refuse an oversized frame after reading 4 bytes, with no dependency.
+
+A frame: 4 bytes big-endian unsigned length, then that many bytes of UTF-8 JSON holding
+one object. `read_frame` checks the length against the limit before reading the body
+(`FrameTooLarge`), detects a stream that ends inside a frame (`FrameTruncated`) — both
+end the connection — and refuses a body that is not one JSON object (`BadFrame`: the
+frame is consumed, the connection goes on). `parse_request` turns a client object into a
+typed request or raises `BadRequest` with the refusal code and the request's id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import struct
+from typing import Any, Optional, Union
+
+from attrs import frozen
+
+from rules.actions import Action
+
+from .wire import WireError, action_from_wire, update_from_wire
+
+VERSION = 1
+DEFAULT_PORT = 7411
+MAX_CLIENT_FRAME = 64 * 1024
+MAX_SERVER_FRAME = 8 * 1024 * 1024
+_HEADER = struct.Struct(">I")
+
+LEVELS = ("random", "easy", "normal", "hard")
+LANGS = ("ja", "en")
+NAME_MAX = 24           # characters of a player's name
+CHAT_MAX = 200          # cells of a chat line
+TABLE_ID_MAX = 32
+TOKEN_MAX = 128
+CODE_MAX = 16
+ID_LIMIT = 2 ** 53      # request ids: 0 <= id < ID_LIMIT
+TIME_MAX = 86400.0      # seconds: the largest clock or grace
+
+
+# ------------------------------------------------------------------------- framing
+
+class FrameError(Exception):
+    """A frame the connection cannot go on after (`code`: too_large, truncated)."""
+
+    code = "bad_frame"
+
+
+class FrameTooLarge(FrameError):
+    code = "too_large"
+
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(f"a frame of {length} bytes (the limit is {limit})")
+        self.length, self.limit = length, limit
+
+
+class FrameTruncated(FrameError):
+    code = "truncated"
+
+    def __init__(self, got: int, wanted: int) -> None:
+        super().__init__(f"the stream ended {got} bytes into a part of {wanted}")
+
+
+class BadFrame(Exception):
+    """A whole frame whose body is not one UTF-8 JSON object: refused, the stream goes on.
+    `why`: not_utf8, not_json, too_deep, not_object, empty, duplicate_key, huge_number."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def encode_frame(obj: dict, limit: int = MAX_SERVER_FRAME) -> bytes:
+    """One frame holding `obj` (FrameTooLarge if it would exceed `limit`)."""
+    body = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    if len(body) > limit:
+        raise FrameTooLarge(len(body), limit)
+    return _HEADER.pack(len(body)) + body
+
+
+def _no_duplicates(pairs: list) -> dict:
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise BadFrame("duplicate_key")
+        out[k] = v
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise BadFrame("not_json")       # NaN, Infinity: not JSON
+
+
+def decode_body(body: bytes) -> dict:
+    """A frame's body as a JSON object, or BadFrame."""
+    if not body:
+        raise BadFrame("empty")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadFrame("not_utf8") from None
+    try:
+        obj = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except RecursionError:
+        raise BadFrame("too_deep") from None
+    except json.JSONDecodeError:
+        raise BadFrame("not_json") from None
+    except ValueError:               # Python's limit on the digits of an integer
+        raise BadFrame("huge_number") from None
+    if type(obj) is not dict:
+        raise BadFrame("not_object")
+    return obj
+
+
+async def read_frame(reader: asyncio.StreamReader, limit: int) -> Optional[dict]:
+    """The next frame's object; None at a clean end of the stream (between frames).
+    Raises FrameTooLarge (checked on the 4-byte header, before any of the body is read),
+    FrameTruncated, or BadFrame (the frame was read whole; the next one can follow)."""
+    try:
+        header = await reader.readexactly(_HEADER.size)
+    except asyncio.IncompleteReadError as exc:
+        if not exc.partial:
+            return None
+        raise FrameTruncated(len(exc.partial), _HEADER.size) from None
+    (length,) = _HEADER.unpack(header)
+    if length > limit:
+        raise FrameTooLarge(length, limit)
+    try:
+        body = await reader.readexactly(length)
+    except asyncio.IncompleteReadError as exc:
+        raise FrameTruncated(len(exc.partial), length) from None
+    return decode_body(body)
+
+
+async def write_frame(writer: asyncio.StreamWriter, obj: dict, limit: int = MAX_SERVER_FRAME) -> None:
+    writer.write(encode_frame(obj, limit))
+    await writer.drain()
+
+
+# ------------------------------------------------------------------------- client requests
+
+@frozen
+class SeatSpec:
+    kind: str                        # "open" | "ai"
+    level: Optional[str] = None      # the AI level of an "ai" seat
+
+
+@frozen
+class Hello:
+    id: int
+    v: int
+    name: str
+    lang: str
+
+
+@frozen
+class ListTables:
+    id: int
+
+
+@frozen
+class Create:
+    id: int
+    seats: tuple[SeatSpec, ...]
+    first_game: bool = False
+    private: bool = False
+    clock: Optional[float] = None
+    grace: float = 60.0
+    takeover: str = "normal"
+
+
+@frozen
+class Join:
+    id: int
+    table: str
+    seat: Optional[int] = None
+    code: Optional[str] = None
+    token: Optional[str] = None
+
+
+@frozen
+class Watch:
+    id: int
+    table: str
+    code: Optional[str] = None
+
+
+@frozen
+class Submit:
+    id: int
+    table: str
+    action: Action
+
+
+@frozen
+class Undo:
+    id: int
+    table: str
+
+
+@frozen
+class Chat:
+    id: int
+    table: str
+    text: str
+
+
+@frozen
+class Leave:
+    id: int
+    table: str
+
+
+@frozen
+class Cards:
+    id: int
+
+
+Request = Union[Hello, ListTables, Create, Join, Watch, Submit, Undo, Chat, Leave, Cards]
+
+
+class BadRequest(Exception):
+    """A client message refused: `code` (a refusal code: bad_message, bad_version, …),
+    `id` (the request's id when it had a valid one, else None), `params` plain values
+    (for bad_message: `field`, the key that is wrong)."""
+
+    def __init__(self, code: str, id: Optional[int] = None, **params: Any) -> None:
+        super().__init__(f"{code} {params}" if params else code)
+        self.code, self.id, self.params = code, id, params
+
+
+class _Wrong(Exception):
+    def __init__(self, field: str) -> None:
+        super().__init__(field)
+        self.field = field
+
+
+def _int(v: Any) -> int:
+    if type(v) is not int:
+        raise ValueError
+    return v
+
+
+def _str(limit: int):
+    def check(v: Any) -> str:
+        if type(v) is not str or not 0 < len(v) <= limit or not v.isprintable():
+            raise ValueError
+        return v
+    return check
+
+
+def _optional(fn):
+    return lambda v: None if v is None else fn(v)
+
+
+def _bool(v: Any) -> bool:
+    if type(v) is not bool:
+        raise ValueError
+    return v
+
+
+def _seconds(lo: float):
+    def check(v: Any) -> float:
+        if type(v) not in (int, float) or not math.isfinite(v) or not lo <= v <= TIME_MAX:
+            raise ValueError
+        return float(v)
+    return check
+
+
+def _one_of(values: tuple):
+    def check(v: Any) -> str:
+        if type(v) is not str or v not in values:
+            raise ValueError
+        return v
+    return check
+
+
+def _name(v: Any) -> str:
+    v = _str(NAME_MAX)(v)
+    if v.strip() != v or not v:
+        raise ValueError                 # no leading or trailing spaces
+    return v
+
+
+def _seat(v: Any) -> int:
+    v = _int(v)
+    if not 0 <= v < 5:
+        raise ValueError
+    return v
+
+
+def _seats(v: Any) -> tuple[SeatSpec, ...]:
+    if type(v) is not list or not 3 <= len(v) <= 5:
+        raise ValueError
+    out = []
+    for i, s in enumerate(v):
+        if type(s) is not dict or type(s.get("kind")) is not str:
+            raise _Wrong(f"seats[{i}]")
+        if s["kind"] == "open" and set(s) == {"kind"}:
+            out.append(SeatSpec("open"))
+        elif s["kind"] == "ai" and set(s) == {"kind", "level"} and s["level"] in LEVELS \
+                and type(s["level"]) is str:
+            out.append(SeatSpec("ai", s["level"]))
+        else:
+            raise _Wrong(f"seats[{i}]")
+    return tuple(out)
+
+
+def _action(v: Any) -> Action:
+    try:
+        return action_from_wire(v)
+    except WireError as exc:
+        raise _Wrong(f"action.{exc.where}" if exc.where else "action") from None
+
+
+def chat_text(v: Any) -> str:
+    """A chat line: one line of printable text (no control character, no line break),
+    1 to CHAT_MAX cells (rich.cells.cell_len: a wide character is two)."""
+    from rich.cells import cell_len
+    if type(v) is not str or not v.strip() or not v.isprintable() or cell_len(v) > CHAT_MAX:
+        raise ValueError
+    return v
+
+
+_TABLE = _str(TABLE_ID_MAX)
+
+# For each message type: its class and fields (name -> check, required).
+_SPEC: dict[str, tuple[type, dict]] = {
+    "hello": (Hello, {"v": (_int, True), "name": (_name, True), "lang": (_one_of(LANGS), True)}),
+    "list": (ListTables, {}),
+    "create": (Create, {"seats": (_seats, True), "first_game": (_bool, False),
+                        "private": (_bool, False), "clock": (_optional(_seconds(5.0)), False),
+                        "grace": (_seconds(0.0), False), "takeover": (_one_of(LEVELS), False)}),
+    "join": (Join, {"table": (_TABLE, True), "seat": (_optional(_seat), False),
+                    "code": (_optional(_str(CODE_MAX)), False),
+                    "token": (_optional(_str(TOKEN_MAX)), False)}),
+    "watch": (Watch, {"table": (_TABLE, True), "code": (_optional(_str(CODE_MAX)), False)}),
+    "submit": (Submit, {"table": (_TABLE, True), "action": (_action, True)}),
+    "undo": (Undo, {"table": (_TABLE, True)}),
+    "chat": (Chat, {"table": (_TABLE, True), "text": (chat_text, True)}),
+    "leave": (Leave, {"table": (_TABLE, True)}),
+    "cards": (Cards, {}),
+}
+REQUEST_TYPES = tuple(_SPEC)
+
+
+def request_id(obj: dict) -> Optional[int]:
+    """The object's request id if it is a valid one (for the refusal's `id`)."""
+    rid = obj.get("id")
+    return rid if type(rid) is int and 0 <= rid < ID_LIMIT else None
+
+
+def parse_request(obj: dict) -> Request:
+    """A client object as a typed request; BadRequest("bad_message", id, field=...) when
+    it has an unknown `t`, a missing or unknown key, or a value of the wrong kind."""
+    rid = request_id(obj)
+    if rid is None:
+        raise BadRequest("bad_message", None, field="id")
+    t = obj.get("t")
+    spec = _SPEC.get(t) if type(t) is str else None
+    if spec is None:
+        raise BadRequest("bad_message", rid, field="t")
+    cls, fields = spec
+    values: dict = {"id": rid}
+    for key in obj:
+        if key not in fields and key not in ("t", "id"):
+            raise BadRequest("bad_message", rid, field=_shown_key(key))
+    for key, (check, required) in fields.items():
+        if key not in obj:
+            if required:
+                raise BadRequest("bad_message", rid, field=key)
+            continue
+        try:
+            values[key] = check(obj[key])
+        except _Wrong as wrong:
+            raise BadRequest("bad_message", rid, field=f"{key}.{wrong.field}"
+                             if not wrong.field.startswith(key) else wrong.field) from None
+        except (ValueError, TypeError):
+            raise BadRequest("bad_message", rid, field=key) from None
+    return cls(**values)
+
+
+def _shown_key(key: str) -> str:
+    return key[:32] if key.isprintable() else "?"
+
+
+# ------------------------------------------------------------------------- server messages
+
+@frozen
+class SeatInfo:
+    seat: int
+    kind: str                        # "open" | "human" | "ai"
+    name: Optional[str] = None
+    level: Optional[str] = None
+    status: str = "open"             # open | connected | disconnected | ai_takeover | ai
+
+    def to_wire(self) -> dict:
+        return {"seat": self.seat, "kind": self.kind, "name": self.name, "level": self.level,
+                "status": self.status}
+
+
+@frozen
+class TableInfo:
+    table: str
+    phase: str
+    private: bool
+    seats: tuple[SeatInfo, ...]
+    version: int
+    over: bool
+
+    def to_wire(self) -> dict:
+        return {"table": self.table, "phase": self.phase, "private": self.private,
+                "seats": [s.to_wire() for s in self.seats], "version": self.version,
+                "over": self.over}
+
+
+SEAT_KINDS = ("open", "human", "ai")
+SEAT_STATUSES = ("open", "connected", "disconnected", "ai_takeover", "ai")
+BYE_CODES = ("too_many_errors", "server_stopping", "idle", "replaced")
+
+
+def ok(rid: int, **fields: Any) -> dict:
+    return {"t": "ok", "id": rid, **fields}
+
+
+def refused(rid: Optional[int], code: str, params: Optional[dict] = None) -> dict:
+    from .wire import plain_to_wire
+    return {"t": "refused", "id": rid, "code": code, "params": plain_to_wire(dict(params or {}))}
+
+
+def bye(code: str) -> dict:
+    return {"t": "bye", "code": code}
+
+
+class ErrorBudget:
+    """At most `limit` refusals within `window` seconds (PROTOCOL.md "Bad input": 20 a
+    minute); `strike()` is True once the budget is spent."""
+
+    def __init__(self, limit: int = 20, window: float = 60.0, clock=None) -> None:
+        import time
+        self.limit, self.window = limit, window
+        self.clock = clock or time.monotonic
+        self.times: list[float] = []
+
+    def strike(self) -> bool:
+        now = self.clock()
+        self.times = [t for t in self.times if now - t < self.window]
+        self.times.append(now)
+        return len(self.times) >= self.limit
+
+
+# ------------------------------------------------------------------------- a client's side
+
+def _seat_info(obj: Any) -> SeatInfo:
+    if type(obj) is not dict or set(obj) != {"seat", "kind", "name", "level", "status"}:
+        raise ValueError("a SeatInfo is seat, kind, name, level, status")
+    if type(obj["seat"]) is not int or obj["kind"] not in SEAT_KINDS \
+            or obj["status"] not in SEAT_STATUSES \
+            or not (obj["name"] is None or type(obj["name"]) is str) \
+            or not (obj["level"] is None or obj["level"] in LEVELS):
+        raise ValueError("a SeatInfo of the wrong shape")
+    return SeatInfo(obj["seat"], obj["kind"], obj["name"], obj["level"], obj["status"])
+
+
+def seat_infos(obj: Any) -> tuple[SeatInfo, ...]:
+    if type(obj) is not list:
+        raise ValueError("seats must be a list")
+    return tuple(_seat_info(s) for s in obj)
+
+
+def table_info(obj: Any) -> TableInfo:
+    keys = {"table", "phase", "private", "seats", "version", "over"}
+    if type(obj) is not dict or set(obj) != keys or type(obj["table"]) is not str \
+            or type(obj["phase"]) is not str or type(obj["private"]) is not bool \
+            or type(obj["version"]) is not int or type(obj["over"]) is not bool:
+        raise ValueError("a TableInfo of the wrong shape")
+    return TableInfo(obj["table"], obj["phase"], obj["private"], seat_infos(obj["seats"]),
+                     obj["version"], obj["over"])
+
+
+def check_server_message(obj: dict) -> dict:
+    """A server message as a client may use it, checked: `update` with its Update decoded
+    (wire.update_from_wire), `seats` as SeatInfo, `ok`'s `tables` as TableInfo. Raises
+    ValueError (WireError for an update) for anything else."""
+    t = obj.get("t")
+    if t == "ok":
+        if request_id(obj) is None:
+            raise ValueError("ok without a request id")
+        if "tables" in obj:
+            if type(obj["tables"]) is not list:
+                raise ValueError("tables must be a list")
+            return {**obj, "tables": [table_info(x) for x in obj["tables"]]}
+        return obj
+    if t == "refused":
+        if set(obj) != {"t", "id", "code", "params"} or type(obj["code"]) is not str \
+                or type(obj["params"]) is not dict \
+                or not (obj["id"] is None or request_id(obj) is not None):
+            raise ValueError("a refusal of the wrong shape")
+        return obj
+    if t == "update":
+        if set(obj) != {"t", "table", "update"} or type(obj["table"]) is not str:
+            raise ValueError("an update of the wrong shape")
+        return {**obj, "update": update_from_wire(obj["update"])}
+    if t == "seats":
+        if set(obj) != {"t", "table", "seats"} or type(obj["table"]) is not str:
+            raise ValueError("a seats message of the wrong shape")
+        return {**obj, "seats": seat_infos(obj["seats"])}
+    if t == "chat":
+        if set(obj) != {"t", "table", "seat", "name", "text"} or type(obj["text"]) is not str \
+                or type(obj["name"]) is not str \
+                or not (obj["seat"] is None or type(obj["seat"]) is int):
+            raise ValueError("a chat message of the wrong shape")
+        return obj
+    if t == "bye":
+        if set(obj) != {"t", "code"} or type(obj["code"]) is not str:
+            raise ValueError("a bye of the wrong shape")
+        return obj
+    raise ValueError(f"unknown server message {str(t)[:20]!r}")
+
+
+__all__ = [
+    "VERSION", "DEFAULT_PORT", "MAX_CLIENT_FRAME", "MAX_SERVER_FRAME", "FrameError",
+    "FrameTooLarge", "FrameTruncated", "BadFrame", "encode_frame", "decode_body", "read_frame",
+    "write_frame", "SeatSpec", "Hello", "ListTables", "Create", "Join", "Watch", "Submit",
+    "Undo", "Chat", "Leave", "Cards", "Request", "BadRequest", "parse_request", "request_id",
+    "chat_text", "SeatInfo", "TableInfo", "ok", "refused", "bye", "ErrorBudget",
+    "check_server_message", "seat_infos", "table_info",
+]

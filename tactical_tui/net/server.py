@@ -1,0 +1,1183 @@
+"""`tactical host`: the table server (issue 17, docs/PROTOCOL.md).
+
+One asyncio process holds any number of tables; each is a `GameTable` run by a
+`LiveTable` (tactical_tui/table.py), exactly as in a local game. The server is
+authoritative: it alone holds the state, runs the rules and the AI seats, and autosaves.
+Every connection is subscribed to exactly its seat (`LiveTable.subscribe(seat)`) or, a
+watcher, to a spectator's view (`subscribe(None)`), and the server sends nothing but
+those Updates encoded by `wire.py`, `seats` (who sits where, and how they are), `chat`,
+the answers `ok` / `refused`, and `bye`. The state, the RNG, the seed and other seats'
+observations never leave this process.
+
+Seats: joining an open seat gives a token (32 random bytes, URL-safe base64; only its
+sha256 is kept, on disk too), the only thing that acts for the seat and takes it back
+after a reconnect. A private table has a short join code (kept hashed as well). When a
+seated connection drops, the seat is `disconnected`; after the table's grace an AI of
+its takeover level plays it (`ai_takeover`); the token hands it back at the seat's next
+decision (at once when no takeover decision is being computed, else as soon as that one
+is made). With a turn clock, a human decision not made in time is made by the takeover
+AI, that one decision (open seats included: no table waits for ever on a clock).
+
+Persistence: a folder of tables (`host_dir()/tables`), per table `<id>.json` — the save
+format of a local game (tactical_tui/saves.py), written by the table after every action —
+and `<id>.table.json`, the table's own facts (seats' names and token hashes, privacy,
+grace, takeover level, clock). A restarted server resumes every unfinished table; its
+players reconnect with their tokens.
+
+AI decisions run in a process pool sized to the cores, behind the
+`concurrent.futures.Executor` interface: what is sent is the player (pickled, its card
+data by reference: `pack`) and its seat's observation, never the table; what comes back
+is the action, the reason and the player after deciding. Any executor with `submit` and
+the same semantics can take its place (README "Play together": Ray's or Dask's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import io
+import json
+import logging
+import os
+import pickle
+import secrets
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from attrs import define, field
+
+from rules import Config, IllegalAction
+from rules.cards import CardSet, default_cards, fingerprint, parse_cards
+
+from ..saves import SaveError, read as read_save
+from ..savefiles import write_atomic
+from ..seeds import SEED_LIMIT
+from ..table import Applied, GameTable, LiveTable, Refused, SeatSetup, _in_thread
+from . import protocol as P
+from .wire import update_to_wire
+
+log = logging.getLogger("tactical.host")
+
+META_FORMAT = 1
+HELLO_TIMEOUT = 30.0          # seconds a connection has to say hello
+MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dropped
+MAX_TABLES = 100
+MAX_CONNECTIONS = 1000
+CREATE_PER_CONNECTION = 10    # tables one connection may create
+CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+
+
+def host_dir() -> Path:
+    """The host's folder: TACTICAL_HOST_DIR when set, else `host` in the user data folder
+    (platformdirs; TACTICAL_SAVE_DIR moves that). The SSH front door keeps its host key
+    here too (sshdoor.host_dir, the same folder)."""
+    env = os.environ.get("TACTICAL_HOST_DIR")
+    if env:
+        return Path(env)
+    from ..savefiles import save_dir
+    return save_dir() / "host"
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _matches(secret: Optional[str], digest: Optional[str]) -> bool:
+    return secret is not None and digest is not None and hmac.compare_digest(_hash(secret), digest)
+
+
+# ------------------------------------------------------------------ AI off the process
+
+_CARD_SETS: dict[str, CardSet] = {}
+
+
+def register_cards(cards: CardSet) -> str:
+    """Make `cards` known to this process by its fingerprint (pickled players name it)."""
+    fp = fingerprint(cards)
+    _CARD_SETS.setdefault(fp, cards)
+    return fp
+
+
+def _cards_for(fp: str) -> CardSet:
+    got = _CARD_SETS.get(fp)
+    if got is None:
+        shipped = default_cards()
+        if register_cards(shipped) != fp:
+            raise RuntimeError(f"no card data {fp[:12]} in this worker: start it with "
+                               "init_worker(the card data's TOML text)")
+        got = shipped
+    return got
+
+
+def init_worker(cards_toml: Optional[str]) -> None:
+    """A worker process's initializer: the server's card data (None: the shipped one)."""
+    if cards_toml is not None:
+        register_cards(parse_cards(cards_toml, "host"))
+
+
+def _reduce_cards(cards: CardSet) -> tuple:
+    return _cards_for, (register_cards(cards),)     # by reference: a worker has its own
+
+
+def pack(obj: Any) -> bytes:
+    """A player pickled for another process, its card data by fingerprint (a few KB;
+    the card set is looked up by the pickler's dispatch table, in C, object by object)."""
+    import copyreg
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**copyreg.dispatch_table, CardSet: _reduce_cards}
+    pickler.dump(obj)
+    return out.getvalue()
+
+
+def unpack(blob: bytes) -> Any:
+    return pickle.loads(blob)
+
+
+def _choose(player: Any, obs: Any) -> tuple:
+    if hasattr(player, "choose_explained"):
+        return player.choose_explained(obs, obs.legal)
+    return player.choose(obs, obs.legal), None
+
+
+def decide(blob: bytes, obs: Any) -> tuple:
+    """In a worker: the packed player's (action, reason, packed player after deciding),
+    from its seat's observation only."""
+    player = unpack(blob)
+    action, reason = _choose(player, obs)
+    return action, reason, pack(player)
+
+
+def make_executor(workers: Optional[int], cards_toml: Optional[str]):
+    """The AI pool: `workers` processes (None: one per core of this process; 0: no pool,
+    the AI thinks in a thread of the host)."""
+    if workers == 0:
+        return None
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    # spawn: a fork of a process with threads (the host's) may deadlock
+    return ProcessPoolExecutor(max_workers=max(1, workers or 1),
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=init_worker, initargs=(cards_toml,))
+
+
+# ------------------------------------------------------------------ a table
+
+SYNC_EVERY = 2.0              # seconds between the fsyncs of the tables' new saves
+
+
+def _write_unsynced(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically (a temporary file renamed over it), without
+    waiting for the disk: a killed host loses nothing written (the server fsyncs the
+    saves every SYNC_EVERY seconds, off the event loop: `_fsync_all`)."""
+    import tempfile
+
+    from ..savefiles import TEMP_PREFIX
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".json",
+                               dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _fsync_all(paths: list, folder: Path) -> None:
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            log.error("cannot sync %s: %s", path, exc)
+        finally:
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Saver:
+    """A table's autosave off the event loop: the save after the latest action is written
+    (and renamed over the old one) in a thread, one write at a time, the newest position
+    only if several actions came meanwhile. The table's next AI decision (its AI seats',
+    the takeover AI's) waits for the write (`saved`), so a host killed at any moment has
+    the save of the last action or of the one before it."""
+
+    def __init__(self, game: "NetGame", unsynced: Optional[set]) -> None:
+        self.game, self.unsynced = game, unsynced
+        self._latest = None
+        self._task: Optional[asyncio.Task] = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def request(self, data) -> None:
+        self._latest = data
+        if self._task is None:
+            self._idle.clear()
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        from ..saves import to_json
+        game = self.game
+        try:
+            while self._latest is not None:
+                data, self._latest = self._latest, None
+                try:
+                    await asyncio.to_thread(lambda: _write_unsynced(game.save_path, to_json(data)))
+                    game.save_problem = game.save_error = None
+                    if self.unsynced is not None:
+                        self.unsynced.add(game.save_path)
+                except OSError as exc:
+                    game.save_error = exc
+                    game.save_problem = f"{game.save_path}: {exc}"
+                    log.error("cannot save %s", game.save_problem)
+        finally:
+            self._task = None
+            self._idle.set()
+
+    async def saved(self) -> None:
+        await self._idle.wait()
+
+
+class NetGame(GameTable):
+    """A GameTable whose autosave after every action does not hold up the event loop
+    (every table of the host): written by its `Saver` in a thread, without waiting for
+    the disk (a killed host loses nothing written), and synced (fsync) with the others
+    within SYNC_EVERY seconds. Without a running loop (resuming) it saves at once."""
+
+    saver: Optional[Saver] = None
+
+    def autosave(self) -> None:
+        if self.save_path is None:
+            return
+        if self.saver is not None:
+            self.saver.request(self.save_data())
+            return
+        from ..saves import to_json
+        try:
+            _write_unsynced(self.save_path, to_json(self.save_data()))
+        except OSError as exc:
+            self.save_error = exc
+            self.save_problem = f"{self.save_path}: {exc}"
+            log.error("cannot save %s", self.save_problem)
+
+
+class NetLive(LiveTable):
+    """A LiveTable whose AI seats think through the server's executor (the player and
+    its observation are sent, not the table), and that tells its host of every change."""
+
+    def __init__(self, game: GameTable, hosted: "HostedTable", **kw: Any) -> None:
+        self.hosted = hosted
+        super().__init__(game, **kw)
+
+    async def _think(self, seat: int, obs):
+        await self.hosted.saver.saved()          # the last action is on disk first
+        player = self.game.players[seat]
+        generation = self._generation
+        action, reason, after = await self.hosted.server.think(player, obs)
+        if generation == self._generation and self.game.players.get(seat) is player:
+            self.game.players[seat] = after         # its memory and RNG moved on
+        return action, reason
+
+    def _publish(self, entries=(), reset: bool = False) -> None:
+        super()._publish(entries, reset)
+        self.hosted.changed()
+
+    def submit_takeover(self, seat: int, action, reason) -> Applied | Refused:
+        """The takeover AI's action for a human seat, applied as an AI seat's is (its
+        reason shown in the log where an AI seat's would be)."""
+        if self.closed:
+            return Refused("table_closed")
+        if self.game.over:
+            return Refused("game_over")
+        try:
+            self._apply(seat, action, reason, human=False)
+        except IllegalAction as exc:
+            return Refused(exc.code, dict(exc.params))
+        return Applied(self.version)
+
+
+@define
+class Slot:
+    """One seat of a hosted table: who holds it and how it is played."""
+    kind: str                               # open | human | ai
+    level: Optional[str] = None             # an AI seat's level
+    name: Optional[str] = None
+    token_hash: Optional[str] = None
+    conn: Optional["Connection"] = None
+    sub: Any = None
+    takeover: bool = False                  # the takeover AI plays it now
+    reclaim: bool = False                   # its holder is back: hand it back after the AI's move
+    grace: Any = None                       # the timer that starts the takeover
+
+    @property
+    def status(self) -> str:
+        if self.kind == "ai":
+            return "ai"
+        if self.takeover:
+            return "ai_takeover"
+        if self.conn is not None:
+            return "connected"
+        return "open" if self.kind == "open" else "disconnected"
+
+
+class HostedTable:
+    def __init__(self, server: "Server", table_id: str, game: GameTable, slots: list[Slot],
+                 private: bool = False, code_hash: Optional[str] = None, grace: float = 60.0,
+                 takeover: str = "normal", clock: Optional[float] = None,
+                 created: float = 0.0) -> None:
+        self.server, self.id, self.game, self.slots = server, table_id, game, slots
+        self.private, self.code_hash = private, code_hash
+        self.grace, self.takeover_level, self.clock = grace, takeover, clock
+        self.created = created or time.time()
+        self.watchers: dict["Connection", Any] = {}
+        self._spectate = None                      # the watchers' one subscription
+        self._wake = asyncio.Event()
+        self.saver = Saver(game, server._unsynced)
+        game.saver = self.saver
+        self.live = NetLive(game, self, ai_delay=server.ai_delay, on_error=self._ai_failed)
+        self._driver: Optional[asyncio.Task] = None
+        self._inflight: Optional[int] = None
+        self._players: dict[int, Any] = {}           # takeover AIs, by seat
+        self._clock_key: dict[int, Any] = {}
+        self._deadline: dict[int, float] = {}
+
+    # ------------------------------------------------------------ facts
+    @property
+    def meta_path(self) -> Path:
+        return self.server.folder / f"{self.id}.table.json"
+
+    def info(self) -> P.TableInfo:
+        return P.TableInfo(self.id, str(self.game.state.phase), self.private, self.seat_infos(),
+                           self.live.version, self.game.over)
+
+    def seat_infos(self) -> tuple[P.SeatInfo, ...]:
+        return tuple(P.SeatInfo(i, "human" if s.kind == "human" else s.kind, s.name,
+                                s.level if s.kind == "ai" else None, s.status)
+                     for i, s in enumerate(self.slots))
+
+    def connections(self) -> set:
+        return {s.conn for s in self.slots if s.conn is not None} | set(self.watchers)
+
+    def broadcast(self, obj: dict) -> None:
+        for conn in self.connections():
+            conn.send(obj)
+
+    def broadcast_seats(self) -> None:
+        self.broadcast({"t": "seats", "table": self.id,
+                        "seats": [s.to_wire() for s in self.seat_infos()]})
+
+    def save_meta(self) -> None:
+        """The sidecar, atomically (a failure is logged; play goes on, as with a save)."""
+        meta = {"format": META_FORMAT, "table": self.id, "private": self.private,
+                "code_hash": self.code_hash, "grace": self.grace, "takeover": self.takeover_level,
+                "clock": self.clock, "created": self.created,
+                "seats": [{"kind": s.kind, "level": s.level, "name": s.name,
+                           "token_hash": s.token_hash} for s in self.slots]}
+        try:
+            write_atomic(self.meta_path, json.dumps(meta, ensure_ascii=False, indent=1))
+        except OSError as exc:
+            log.error("table %s: cannot write %s: %s", self.id, self.meta_path, exc)
+
+    # ------------------------------------------------------------ life
+    def start(self) -> None:
+        self.live.start()
+        self._driver = asyncio.get_running_loop().create_task(self._drive())
+        for i, s in enumerate(self.slots):          # resumed: nobody is connected yet
+            if s.kind == "human" and s.conn is None:
+                self._start_grace(i)
+
+    def close(self) -> None:
+        for s in self.slots:
+            if s.grace is not None:
+                s.grace.cancel()
+        if self._driver is not None:
+            self._driver.cancel()
+        self.live.close()
+
+    def changed(self) -> None:
+        self._wake.set()
+
+    def _ai_failed(self, exc: BaseException) -> None:
+        log.error("table %s: an AI seat failed: %r", self.id, exc, exc_info=exc)
+
+    # ------------------------------------------------------------ seats
+    def seat_of(self, conn: "Connection") -> Optional[int]:
+        return next((i for i, s in enumerate(self.slots) if s.conn is conn), None)
+
+    def _subscribe(self, conn: "Connection", seat: Optional[int]):
+        table_id = self.id
+
+        def send(update) -> None:
+            conn.send_update(table_id, update)
+        return self.live.subscribe(seat, callback=send)
+
+    def join(self, conn: "Connection", req: P.Join) -> dict:
+        if req.seat is not None and req.seat >= len(self.slots):
+            return P.refused(req.id, "no_such_seat", {"seat": req.seat})
+        held = self.seat_of(conn)
+        if req.token is not None:
+            seat = next((i for i, s in enumerate(self.slots) if _matches(req.token, s.token_hash)), None)
+            if seat is None or (req.seat is not None and req.seat != seat):
+                return P.refused(req.id, "bad_token")
+            if held is not None and held != seat:
+                return P.refused(req.id, "already_seated", {"seat": held})
+            slot = self.slots[seat]
+            old = slot.conn
+            if old is not None and old is not conn:
+                self._release(seat)
+                old.bye("replaced")
+            token = req.token
+        else:
+            if self.private and not _matches((req.code or "").upper(), self.code_hash):
+                return P.refused(req.id, "bad_code")
+            if held is not None:
+                return P.refused(req.id, "already_seated", {"seat": held})
+            if req.seat is None:
+                seat = next((i for i, s in enumerate(self.slots) if s.kind == "open"), None)
+                if seat is None:
+                    return P.refused(req.id, "no_open_seat")
+            else:
+                seat = req.seat
+                kind = self.slots[seat].kind
+                if kind != "open":
+                    return P.refused(req.id, "seat_taken" if kind == "human" else "seat_is_ai",
+                                     {"seat": seat})
+            slot = self.slots[seat]
+            token = secrets.token_urlsafe(32)
+            slot.kind, slot.name, slot.token_hash = "human", conn.name, _hash(token)
+            self.save_meta()                  # the token is on disk before it is given
+        self.watchers.pop(conn, None)
+        if slot.grace is not None:
+            slot.grace.cancel()
+            slot.grace = None
+        if slot.conn is not conn:
+            slot.conn, slot.name = conn, conn.name
+            if slot.sub is not None:
+                slot.sub.close()
+            conn.tables[self.id] = seat
+            conn.send(P.ok(req.id, table=self.id, seat=seat, token=token))
+            slot.sub = self._subscribe(conn, seat)
+        else:
+            conn.send(P.ok(req.id, table=self.id, seat=seat, token=token))
+        if slot.takeover:
+            if self._inflight == seat:
+                slot.reclaim = True           # handed back once the AI's decision is made
+            else:
+                slot.takeover = False
+                log.info("table %s: seat %d reclaimed by %r", self.id, seat, conn.name)
+        self.broadcast_seats()
+        self.changed()
+        return {}
+
+    def watch(self, conn: "Connection", req: P.Watch) -> dict:
+        if self.seat_of(conn) is not None:
+            return P.refused(req.id, "already_seated", {"seat": self.seat_of(conn)})
+        if self.private and not _matches((req.code or "").upper(), self.code_hash):
+            return P.refused(req.id, "bad_code")
+        if conn not in self.watchers:
+            conn.tables[self.id] = None
+            conn.send(P.ok(req.id, table=self.id))
+            # its first update (the whole log) for it alone, then the table's one
+            # spectator feed, encoded once for every watcher
+            if self._spectate is None:
+                self._spectate = self.live.subscribe(None, callback=self._to_watchers)
+            self._subscribe(conn, None).close()
+            self.watchers[conn] = None
+            conn.send({"t": "seats", "table": self.id,
+                       "seats": [s.to_wire() for s in self.seat_infos()]})
+        else:
+            conn.send(P.ok(req.id, table=self.id))
+        return {}
+
+    def _to_watchers(self, update) -> None:
+        if not self.watchers:
+            return
+        try:
+            frame = P.encode_frame({"t": "update", "table": self.id,
+                                    "update": update_to_wire(update)}, P.MAX_SERVER_FRAME)
+        except Exception as exc:  # noqa: BLE001 - a bug: the watchers are dropped, play goes on
+            log.error("table %s: a spectator update cannot be encoded: %r", self.id, exc)
+            for conn in list(self.watchers):
+                conn.close()
+            return
+        for conn in list(self.watchers):
+            conn.send_frame(frame)
+
+    def _release(self, seat: int) -> None:
+        """The seat's connection is gone (or replaced): unsubscribe it."""
+        slot = self.slots[seat]
+        if slot.sub is not None:
+            slot.sub.close()
+            slot.sub = None
+        if slot.conn is not None:
+            slot.conn.tables.pop(self.id, None)
+        slot.conn = None
+
+    def detach(self, conn: "Connection") -> None:
+        """`conn` leaves the table (it left, or its connection is gone)."""
+        conn.tables.pop(self.id, None)
+        self.watchers.pop(conn, None)
+        seat = self.seat_of(conn)
+        if seat is not None:
+            self._release(seat)
+            log.info("table %s: seat %d disconnected (%r)", self.id, seat, conn.name)
+            self._start_grace(seat)
+            self.broadcast_seats()
+
+    def _start_grace(self, seat: int) -> None:
+        slot = self.slots[seat]
+        if self.game.over or slot.takeover or slot.kind != "human":
+            return
+        if slot.grace is not None:
+            slot.grace.cancel()
+        slot.grace = asyncio.get_running_loop().call_later(self.grace, self._grace_over, seat)
+
+    def _grace_over(self, seat: int) -> None:
+        slot = self.slots[seat]
+        slot.grace = None
+        if slot.conn is None and not slot.takeover and not self.live.closed:
+            slot.takeover, slot.reclaim = True, False
+            log.info("table %s: seat %d taken over by the %s AI", self.id, seat, self.takeover_level)
+            self.broadcast_seats()
+            self.changed()
+
+    # ------------------------------------------------------------ acting
+    def submit(self, conn: "Connection", req: P.Submit) -> dict:
+        seat = self.seat_of(conn)
+        if seat is None:
+            return P.refused(req.id, "not_seated")
+        if getattr(req.action, "seat", None) != seat:
+            return P.refused(req.id, "not_your_seat", {"seat": getattr(req.action, "seat", None),
+                                                       "yours": seat})
+        if self.slots[seat].takeover:
+            return P.refused(req.id, "ai_playing", {"seat": seat})
+        result = self.live.submit(seat, req.action)
+        if isinstance(result, Refused):
+            return _fair(P.refused(req.id, result.code, result.params))
+        return P.ok(req.id, version=result.version)
+
+    def undo(self, conn: "Connection", req: P.Undo) -> dict:
+        seat = self.seat_of(conn)
+        if seat is None:
+            return P.refused(req.id, "not_seated")
+        if self.slots[seat].takeover:
+            return P.refused(req.id, "ai_playing", {"seat": seat})
+        result = self.live.undo(seat)
+        if isinstance(result, Refused):
+            return _fair(P.refused(req.id, result.code, result.params))
+        return P.ok(req.id, version=result.version)
+
+    # ------------------------------------------------------------ the takeover AI, the clock
+    def _track_clock(self, now: float) -> None:
+        d = self.game.pending()
+        if self.clock is None:
+            return
+        for s in list(self._deadline):
+            if s not in d.seats:
+                self._deadline.pop(s)
+                self._clock_key.pop(s, None)
+        for s in d.seats:
+            if self.slots[s].kind == "ai":
+                continue
+            key = self.live._asked.get(s)
+            if self._clock_key.get(s, object()) != key or s not in self._deadline:
+                self._clock_key[s] = key
+                self._deadline[s] = now + self.clock
+
+    def _due(self, now: float) -> tuple[Optional[int], str]:
+        """A human seat whose decision the takeover AI makes now, and why."""
+        self._track_clock(now)
+        if self.game.over:
+            return None, ""
+        for s in self.game.pending().seats:
+            slot = self.slots[s]
+            if slot.kind == "ai":
+                continue
+            if slot.takeover and not slot.reclaim:
+                return s, "takeover"
+            if self.clock is not None and now >= self._deadline.get(s, now + 1):
+                return s, "clock"
+        return None, ""
+
+    async def _drive(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while not self.live.closed:
+                self._wake.clear()
+                seat, why = self._due(loop.time())
+                if seat is None:
+                    waits = [t - loop.time() for t in self._deadline.values()]
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), max(0.0, min(waits)) if waits else None)
+                    except asyncio.TimeoutError:
+                        pass
+                    continue
+                await self._play_for(seat, why)
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - a bug: said, the table goes on for humans
+            log.error("table %s: the takeover AI failed: %r", self.id, exc, exc_info=exc)
+
+    async def _play_for(self, seat: int, why: str) -> None:
+        from ai import make_player
+        player = self._players.get(seat)
+        if player is None:
+            player = make_player(self.takeover_level, self.game.seed * 101 + 50 + seat,
+                                 self.game.cards)
+        self._inflight = seat
+        try:
+            await self.saver.saved()                  # the last action is on disk first
+            obs = self.game.observe(seat)
+            generation, asked = self.live._generation, self.live._asked.get(seat)
+            action, reason, after = await self.server.think(player, obs)
+        finally:
+            self._inflight = None
+        self._players[seat] = after
+        slot = self.slots[seat]
+        still = (not self.live.closed and generation == self.live._generation
+                 and seat in self.game.pending().seats
+                 and action in self.game.observe(seat).legal
+                 and (why != "clock" or self.live._asked.get(seat) == asked))
+        if still and (slot.takeover or why == "clock"):
+            phase = self.game.state.phase
+            result = self.live.submit_takeover(seat, action, reason)
+            log.info("table %s: the %s AI played seat %d (%s): %s", self.id, self.takeover_level,
+                     seat, why, type(action).__name__ if isinstance(result, Applied) else result)
+            if self.live.ai_delay and phase in self.live.AI_PAUSE_PHASES:
+                await asyncio.sleep(self.live.ai_delay)
+        if slot.reclaim:
+            slot.takeover = slot.reclaim = False
+            log.info("table %s: seat %d handed back to %r", self.id, seat, slot.name)
+            self.broadcast_seats()
+
+
+# ------------------------------------------------------------------ a connection
+
+# Refusals a well-behaved client meets in play (a seat taken a moment before, the AI
+# still deciding, the rules' own refusals of an action or an undo: `_fair`): answered,
+# not counted against the connection. Every other refusal is bad input and counts
+# (PROTOCOL.md "Bad input": 20 within a minute end the connection).
+FAIR_REFUSALS = frozenset({"ai_playing", "seat_taken", "seat_is_ai", "no_open_seat",
+                           "too_many_tables", "already_seated", "no_such_seat"})
+
+
+def _fair(refusal: dict) -> dict:
+    refusal["fair"] = True
+    return refusal
+
+
+class Connection:
+    def __init__(self, server: "Server", reader: asyncio.StreamReader,
+                 writer: asyncio.StreamWriter) -> None:
+        self.server, self.reader, self.writer = server, reader, writer
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.name: Optional[str] = None
+        self.lang = "en"
+        self.last_id = -1
+        self.tables: dict[str, Optional[int]] = {}     # table -> seat (None: watching)
+        self.budget = P.ErrorBudget()
+        self.chats = P.ErrorBudget(*CHAT_BURST)
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.queued = 0
+        self.closing = False
+        self.sent = 0                                   # frames (the bench counts them)
+        self.created = 0                                # tables this connection created
+
+    # ------------------------------------------------------------ output
+    def send(self, obj: dict) -> None:
+        if self.closing:
+            return
+        try:
+            frame = P.encode_frame(obj, P.MAX_SERVER_FRAME)
+        except (P.FrameTooLarge, ValueError) as exc:
+            log.error("%s: a message cannot be sent (%s): closing", self.peer, exc)
+            self.close()
+            return
+        self.send_frame(frame)
+
+    def send_frame(self, frame: bytes) -> None:
+        if self.closing:
+            return
+        self.queued += len(frame)
+        if self.queued > MAX_QUEUED:
+            log.warning("%s: too slow (%d bytes waiting): closing", self.peer, self.queued)
+            self.close(abort=True)
+            return
+        self.queue.put_nowait(frame)
+
+    def send_update(self, table_id: str, update) -> None:
+        try:
+            body = update_to_wire(update)
+        except Exception as exc:  # noqa: BLE001 - a bug: this connection ends, the table goes on
+            log.error("%s: an update of table %s cannot be encoded: %r", self.peer, table_id, exc)
+            self.close()
+            return
+        self.send({"t": "update", "table": table_id, "update": body})
+
+    async def write_loop(self) -> None:
+        try:
+            while True:
+                frame = await self.queue.get()
+                if frame is None:
+                    break
+                self.queued -= len(frame)
+                self.writer.write(frame)
+                self.sent += 1
+                await self.writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self.closing = True
+            try:
+                self.writer.close()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+
+    def bye(self, code: str) -> None:
+        self.send(P.bye(code))
+        self.close()
+
+    def close(self, abort: bool = False) -> None:
+        """Stop sending after what is queued (abort: at once, else within a few seconds
+        even if the client reads nothing), close the socket, leave every table."""
+        if not self.closing:
+            self.closing = True
+            self.queue.put_nowait(None)
+            try:
+                asyncio.get_running_loop().call_later(5.0, self.writer.transport.abort)
+            except RuntimeError:
+                pass
+        if abort:
+            self.writer.transport.abort()
+        for table_id in list(self.tables):
+            table = self.server.tables.get(table_id)
+            if table is not None:
+                table.detach(self)
+            self.tables.pop(table_id, None)
+
+    # ------------------------------------------------------------ input
+    def refuse(self, rid: Optional[int], code: str, params: Optional[dict] = None,
+               detail: str = "") -> None:
+        log.info("%s: refused %s%s%s", self.peer, code, f" {params}" if params else "",
+                 f" ({detail})" if detail else "")
+        self.send(P.refused(rid, code, params))
+        if self.budget.strike():
+            log.warning("%s: %d refusals within a minute: closing", self.peer, self.budget.limit)
+            self.bye("too_many_errors")
+
+    async def run(self) -> None:
+        writer_task = asyncio.get_running_loop().create_task(self.write_loop())
+        try:
+            while not self.closing:
+                try:
+                    obj = await asyncio.wait_for(P.read_frame(self.reader, P.MAX_CLIENT_FRAME),
+                                                 None if self.name else HELLO_TIMEOUT)
+                except asyncio.TimeoutError:
+                    log.info("%s: no hello: closing", self.peer)
+                    self.bye("idle")
+                    break
+                except P.FrameTooLarge as exc:
+                    log.warning("%s: %s: closing", self.peer, exc)
+                    self.send(P.refused(None, "frame_too_large", {"limit": P.MAX_CLIENT_FRAME}))
+                    self.bye("too_many_errors")
+                    break
+                except P.FrameTruncated as exc:
+                    log.warning("%s: truncated frame (%s): closing", self.peer, exc)
+                    self.close()
+                    break
+                except P.BadFrame as exc:
+                    self.refuse(None, "bad_frame", {"why": exc.why})
+                    continue
+                except (ConnectionError, OSError):
+                    break
+                if obj is None:
+                    break
+                try:
+                    await self.handle(obj)
+                except Exception as exc:  # noqa: BLE001 - a bug: refused, said, the rest goes on
+                    log.error("%s: a request failed: %r", self.peer, exc, exc_info=exc)
+                    self.refuse(P.request_id(obj), "server_error")
+        finally:
+            self.close()
+            try:
+                await asyncio.wait_for(writer_task, 5.0)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - it is ending
+                self.writer.transport.abort()
+
+    async def handle(self, obj: dict) -> None:
+        try:
+            req = P.parse_request(obj)
+        except P.BadRequest as bad:
+            self.refuse(bad.id, bad.code, bad.params)
+            return
+        if req.id <= self.last_id:
+            self.refuse(req.id, "bad_id", {"last": self.last_id})
+            return
+        self.last_id = req.id
+        if isinstance(req, P.Hello):
+            if self.name is not None:
+                self.refuse(req.id, "hello_twice")
+            elif req.v != P.VERSION:
+                self.refuse(req.id, "bad_version", {"server": P.VERSION})
+            else:
+                self.name, self.lang = req.name, req.lang
+                log.info("%s: hello from %r", self.peer, req.name)
+                self.send(P.ok(req.id, v=P.VERSION, server="tactical",
+                               cards=fingerprint(self.server.cards)))
+            return
+        if self.name is None:
+            self.refuse(req.id, "hello_first")
+            return
+        if isinstance(req, (P.Submit, P.Undo)) and req.table in self.server.tables:
+            # a player's action follows the save of the last one (then a host killed at
+            # any moment loses at most one action)
+            await self.server.tables[req.table].saver.saved()
+        answer = self.server.dispatch(self, req)
+        if answer:
+            if answer["t"] == "refused" and answer["code"] not in FAIR_REFUSALS \
+                    and not answer.pop("fair", False):
+                self.refuse(answer["id"], answer["code"], answer["params"])
+            else:
+                answer.pop("fair", None)
+                if answer["t"] == "refused":
+                    log.info("%s: refused %s %s", self.peer, answer["code"], answer["params"])
+                self.send(answer)
+
+
+# ------------------------------------------------------------------ the server
+
+@define
+class Server:
+    folder: Path
+    cards: CardSet = field(factory=default_cards)
+    cards_toml: Optional[str] = None          # the card data's text (None: the shipped file)
+    executor: Any = None                      # AI decisions (None: a thread of the host)
+    pool_factory: Any = None                  # makes a new executor if that one breaks
+    ai_delay: float = 0.6
+    max_tables: int = MAX_TABLES
+    max_connections: int = MAX_CONNECTIONS
+    tables: dict = field(factory=dict)
+    connections: set = field(factory=set)
+    server: Any = None
+    _lock: Any = None
+    _unsynced: set = field(factory=set)       # saves written since the last fsync
+    _sync_task: Any = None
+
+    # ------------------------------------------------------------ start, stop
+    def lock_folder(self) -> None:
+        """One host per folder of tables (RuntimeError naming the folder otherwise)."""
+        import fcntl
+        self.folder.mkdir(parents=True, exist_ok=True)
+        f = open(self.folder / "host.lock", "a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise RuntimeError(f"another tactical host serves {self.folder}") from None
+        self._lock = f
+
+    async def start(self, host: str = "127.0.0.1", port: int = P.DEFAULT_PORT) -> tuple[str, int]:
+        """Resume the folder's tables, then listen. Returns the address listened on."""
+        register_cards(self.cards)
+        if self._lock is None:
+            self.lock_folder()
+        self.resume()
+        self._sync_task = asyncio.get_running_loop().create_task(self._sync_loop())
+        self.server = await asyncio.start_server(self._serve, host, port)
+        addr = self.server.sockets[0].getsockname()
+        return addr[0], addr[1]
+
+    async def stop(self) -> None:
+        """Say bye to everyone, stop every table (each is saved after every action)."""
+        if self.server is not None:
+            self.server.close()
+        for conn in list(self.connections):
+            conn.bye("server_stopping")
+        for table in self.tables.values():
+            table.close()
+        for table in self.tables.values():
+            await table.saver.saved()
+        await asyncio.sleep(0)
+        if self.server is not None:
+            try:
+                await asyncio.wait_for(self.server.wait_closed(), 5.0)
+            except asyncio.TimeoutError:
+                pass
+        if self._sync_task is not None:
+            self._sync_task.cancel()
+        await self.sync()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    async def sync(self) -> None:
+        """fsync the saves written since the last time (in a thread)."""
+        paths = list(self._unsynced)
+        self._unsynced.clear()
+        if paths:
+            await asyncio.to_thread(_fsync_all, paths, self.folder)
+
+    async def _sync_loop(self) -> None:
+        while True:
+            await asyncio.sleep(SYNC_EVERY)
+            try:
+                await self.sync()
+            except Exception as exc:  # noqa: BLE001 - said; the next round tries again
+                log.error("cannot sync the saves: %r", exc)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self.connections) >= self.max_connections:
+            log.warning("%d connections: one more refused", len(self.connections))
+            writer.close()
+            return
+        conn = Connection(self, reader, writer)
+        self.connections.add(conn)
+        try:
+            await conn.run()
+        finally:
+            self.connections.discard(conn)
+
+    async def think(self, player: Any, obs: Any) -> tuple:
+        """(action, reason, the player after deciding): in the executor (the player
+        packed, its card data by reference), or in a thread with the player itself."""
+        if self.executor is None:
+            action, reason = await _in_thread(_choose, player, obs)
+            return action, reason, player
+        from concurrent.futures import BrokenExecutor
+        loop = asyncio.get_running_loop()
+        pool = self.executor
+        try:
+            action, reason, blob = await loop.run_in_executor(pool, decide, pack(player), obs)
+        except BrokenExecutor as exc:
+            # a worker died (killed, out of memory): a new pool, else this process thinks
+            if self.executor is pool:
+                log.error("the AI pool is broken (%r): %s", exc,
+                          "starting a new one" if self.pool_factory else "thinking in the host")
+                self.executor = self.pool_factory() if self.pool_factory else None
+            return await self.think(player, obs)
+        return action, reason, unpack(blob)
+
+    # ------------------------------------------------------------ tables
+    def _new_id(self) -> str:
+        while True:
+            tid = secrets.token_hex(4)
+            if tid not in self.tables and not (self.folder / f"{tid}.json").exists():
+                return tid
+
+    def create(self, req: P.Create) -> tuple[HostedTable, Optional[str]]:
+        tid = self._new_id()
+        seats = tuple(SeatSetup(s.kind == "open", s.level or "normal") for s in req.seats)
+        game = NetGame(Config(players=len(seats), first_game=req.first_game), seats,
+                       secrets.randbelow(SEED_LIMIT), self.cards,
+                       save_path=self.folder / f"{tid}.json")
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)) \
+            if req.private else None
+        slots = [Slot("open") if s.kind == "open" else Slot("ai", s.level) for s in req.seats]
+        game.autosave()                   # at once (no Saver yet): the save, then its sidecar
+        table = HostedTable(self, tid, game, slots, req.private, _hash(code) if code else None,
+                            req.grace, req.takeover, req.clock)
+        table.save_meta()
+        self.tables[tid] = table
+        table.start()
+        log.info("table %s created: %s%s", tid, ",".join(s.kind if s.kind == "open" else s.level
+                                                          for s in slots),
+                 " (private)" if code else "")
+        return table, code
+
+    def resume(self) -> None:
+        """Every unfinished table of the folder, as it was saved (problems logged)."""
+        for meta_path in sorted(self.folder.glob("*.table.json")):
+            tid = meta_path.name[:-len(".table.json")]
+            if tid in self.tables:
+                continue
+            try:
+                table = self._load(tid, meta_path)
+            except (SaveError, OSError, ValueError, KeyError, TypeError) as exc:
+                log.error("table %s cannot be resumed: %s", tid, exc)
+                continue
+            if table is None:
+                continue
+            self.tables[tid] = table
+            table.start()
+            log.info("table %s resumed at action %d", tid, table.live.version)
+
+    def _load(self, tid: str, meta_path: Path) -> Optional[HostedTable]:
+        from rules.files import read_bounded
+        meta = json.loads(read_bounded(meta_path, 1024 * 1024).decode("utf-8"))
+        if type(meta) is not dict or meta.get("format") != META_FORMAT or meta.get("table") != tid:
+            raise ValueError(f"{meta_path}: not a table file of this host")
+        save_path = self.folder / f"{tid}.json"
+        data = read_save(save_path)
+        if data.finished:
+            return None
+        game = NetGame.from_save(data, self.cards, str(save_path), save_path=save_path)
+        slots = []
+        for i, s in enumerate(meta["seats"]):
+            kind, level = s["kind"], s["level"]
+            if kind not in ("open", "human", "ai") or (kind == "ai") == game.seats[i].human \
+                    or (kind == "ai" and level != game.seats[i].level):
+                raise ValueError(f"{meta_path}: seat {i} does not match the save")
+            name, token_hash = s["name"], s["token_hash"]
+            if not (name is None or type(name) is str) or not (token_hash is None or type(token_hash) is str):
+                raise ValueError(f"{meta_path}: seat {i} is damaged")
+            slots.append(Slot(kind, level if kind == "ai" else None, name, token_hash))
+        if len(slots) != len(game.seats):
+            raise ValueError(f"{meta_path}: {len(slots)} seats for {len(game.seats)}")
+        clock = meta["clock"]
+        return HostedTable(self, tid, game, slots, bool(meta["private"]), meta["code_hash"],
+                           float(meta["grace"]), str(meta["takeover"]),
+                           None if clock is None else float(clock), float(meta.get("created", 0)))
+
+    # ------------------------------------------------------------ requests
+    def dispatch(self, conn: Connection, req: P.Request) -> dict:
+        if isinstance(req, P.ListTables):
+            tables = sorted(self.tables.values(), key=lambda t: t.created)
+            return P.ok(req.id, tables=[t.info().to_wire() for t in tables])
+        if isinstance(req, P.Cards):
+            return P.ok(req.id, toml=self.cards_text())
+        if isinstance(req, P.Create):
+            live = sum(1 for t in self.tables.values() if not t.game.over)
+            if live >= self.max_tables:
+                return P.refused(req.id, "too_many_tables", {"limit": self.max_tables})
+            if conn.created >= CREATE_PER_CONNECTION:
+                return P.refused(req.id, "too_many_tables", {"limit": CREATE_PER_CONNECTION})
+            conn.created += 1
+            table, code = self.create(req)
+            return P.ok(req.id, table=table.id, code=code)
+        table = self.tables.get(req.table)
+        if table is None:
+            return P.refused(req.id, "no_table")
+        if isinstance(req, P.Join):
+            return table.join(conn, req)
+        if isinstance(req, P.Watch):
+            return table.watch(conn, req)
+        if isinstance(req, P.Submit):
+            return table.submit(conn, req)
+        if isinstance(req, P.Undo):
+            return table.undo(conn, req)
+        if req.table not in conn.tables:
+            return P.refused(req.id, "not_at_table")
+        if isinstance(req, P.Chat):
+            if conn.chats.strike():
+                return P.refused(req.id, "chat_too_fast")
+            seat = conn.tables.get(req.table)
+            log.info("table %s: chat from %r: %r", table.id, conn.name, req.text)
+            table.broadcast({"t": "chat", "table": table.id, "seat": seat, "name": conn.name,
+                             "text": req.text})
+            return P.ok(req.id)
+        if isinstance(req, P.Leave):
+            table.detach(conn)
+            return P.ok(req.id)
+        return P.refused(req.id, "bad_message", {"field": "t"})
+
+    def cards_text(self) -> str:
+        if self.cards_toml is not None:
+            return self.cards_toml
+        from rules.cards import DEFAULT_CARDS_PATH
+        return DEFAULT_CARDS_PATH.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ tactical host
+
+def host_cli(args: Any, lang: str) -> int:
+    """`tactical host`: serve until SIGINT / SIGTERM."""
+    import signal
+    import sys
+
+    from ..i18n import t
+    from ..safe import plain
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    folder = Path(args.host_dir) if args.host_dir else host_dir() / "tables"
+    cards_toml = None
+    if args.cards:
+        try:
+            cards_toml = Path(args.cards).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            from ..text import os_error_text, ui
+            detail = os_error_text(exc, lang) if isinstance(exc, OSError) else str(exc)
+            print(plain(f"{ui('err.cards', lang)}: {args.cards}: {detail}"), file=sys.stderr)
+            return 2
+        cards = parse_cards(cards_toml, str(args.cards))     # CardDataError: said by main
+    else:
+        cards = default_cards()
+
+    async def main() -> int:
+        server = Server(folder, cards, cards_toml, ai_delay=args.host_ai_delay,
+                        max_tables=args.max_tables)
+        try:
+            server.lock_folder()
+        except RuntimeError:
+            print(t("net.host.locked", lang, folder=plain(str(folder))), file=sys.stderr)
+            return 2
+        server.pool_factory = lambda: make_executor(args.workers, cards_toml)
+        server.executor = server.pool_factory()
+        try:
+            host, port = await server.start(args.bind, args.port)
+        except OSError as exc:
+            print(t("net.host.bind_failed", lang, address=plain(f"{args.bind}:{args.port}"),
+                    detail=plain(exc.strerror or str(exc))), file=sys.stderr)
+            return 2
+        door = None
+        if args.ssh_port is not None:
+            door = await _ssh_door(args, port, lang)
+            if door is None:
+                await server.stop()
+                return 2
+        print(t("net.host.serving", lang, address=f"{host}:{port}", folder=plain(str(folder)),
+                n=len(server.tables)), flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        if door is not None:
+            door.close()
+            await door.wait_closed()
+        await server.stop()
+        if server.executor is not None:
+            server.executor.shutdown(wait=False, cancel_futures=True)
+        return 0
+
+    return asyncio.run(main())
+
+
+async def _ssh_door(args: Any, table_port: int, lang: str):
+    """The SSH front door beside the table server (tactical_tui/net/sshdoor.py, issue 17
+    point 6): `ssh -p PORT NAME@host` runs `tactical join` to this server."""
+    import sys
+
+    from ..i18n import t
+    try:
+        from . import sshdoor
+    except ImportError as exc:
+        print(t("net.host.no_ssh", lang, detail=str(exc)), file=sys.stderr)
+        return None
+    target = "127.0.0.1" if args.bind in ("0.0.0.0", "::", "") else args.bind
+    try:
+        return await sshdoor.serve(args.bind, args.ssh_port,
+                                   command_for=sshdoor.join_command(table_port, target),
+                                   authorized_keys=args.authorized_keys, open_door=args.ssh_open)
+    except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
+        from ..safe import plain
+        detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))
+        print(t("net.host.no_ssh", lang, detail=detail), file=sys.stderr)
+        return None

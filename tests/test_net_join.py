@@ -1,0 +1,701 @@
+"""`tactical join` (issue 17 point 4): the app as a client of a table server — the lobby,
+the phase screens as live views of a remote seat, the reconnect banner, the chat.
+
+The table source seam is tested first against an in-process table behind the wire codec
+(a stand-in connection: every update is encoded and decoded as the server would send
+it); the rest with the table server itself, in process, on an ephemeral port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from rules import actions as A
+from tactical_tui.app import TacticalApp
+from tactical_tui.net import wire
+from tactical_tui.net.protocol import check_server_message
+from tactical_tui.net.remote import Session
+from tactical_tui.screens import GameOverScreen, GameScreen
+from tactical_tui.table import Applied, GameTable, LiveTable, Refused, SeatSetup
+from tui_app import dialog_open, screen_text
+
+
+# ------------------------------------------------------------------ a stand-in connection
+
+class WireClient:
+    """The part of net.client.Client that RemoteTable uses, answered by an in-process
+    LiveTable through the wire codec (what the server does with a `submit`)."""
+
+    def __init__(self, live: LiveTable, seat: int, session: Session) -> None:
+        self.live, self.seat, self.session = live, seat, session
+        self.connected = True
+        self.name = "tester"
+        self.host, self.port = "127.0.0.1", 7411
+        self.status = "connected"
+        self.seats = {"1": {"seat": seat, "token": "x"}}
+        self.watching = {}
+        self.sent = []
+        self.delay = 0.0               # the answer comes after this many seconds
+
+    def shutdown(self) -> None:
+        self.connected = False
+
+    def send(self, kind, **fields):
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self.sent.append((kind, fields))
+
+        def answer() -> None:
+            from tactical_tui.net.client import Refusal
+            if kind == "submit":
+                result = self.live.submit(self.seat, wire.action_from_wire(fields["action"]))
+            elif kind == "undo":
+                result = self.live.undo(self.seat)
+            else:
+                result = Applied(self.live.version)
+            if isinstance(result, Refused):
+                fut.set_exception(Refusal(result.code, result.params))
+            else:
+                fut.set_result({"t": "ok", "version": result.version})
+        loop.call_later(self.delay, answer)
+        return fut
+
+
+def _wired(seed: int, seats=("human", "normal", "normal", "normal")):
+    from rules import Config
+    game = GameTable(Config(players=len(seats), first_game=True),
+                     tuple(SeatSetup(human=s == "human", level="normal" if s == "human" else s)
+                           for s in seats), seed)
+    live = LiveTable(game, ai_delay=0.0)
+    session = Session("127.0.0.1", 7411, "tester", "en", cards=game.cards)
+    client = WireClient(live, 0, session)
+    session.client = client
+    live.subscribe(0, callback=lambda u: session._message(check_server_message(json.loads(
+        json.dumps({"t": "update", "table": "1", "update": wire.update_to_wire(u)})))))
+    return live, session, client
+
+
+def _said(app) -> list:
+    """Every notification the app shows from now on (its text), in order."""
+    shown = []
+    real = app.notify
+    app.notify = lambda msg, **kw: (shown.append(msg), real(msg, **kw))
+    return shown
+
+
+async def _wait(pilot, done, rounds: int = 400) -> None:
+    for _ in range(rounds):
+        if done():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("never happened")
+
+
+def _remote_app(session, lang="en") -> TacticalApp:
+    app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False)
+    app.session = session
+    app._cards = session.cards
+    return app
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_phase_screens_work_unchanged_on_a_remote_seat(lang):
+    """The seat view of a RemoteTable: the draft screen comes with the first update,
+    Enter sends the pick over the 'wire' (answered later: the key handler does not
+    wait), the AI seats' picks arrive as updates, and the game goes on to the bidding
+    with keys alone (H: the hint's action, computed from the seat's own observation)."""
+    async def run():
+        live, session, client = _wired(5)
+        client.delay = 0.05
+        app = _remote_app(session, lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            live.start()
+            app.seat_views(session.remote("1", 0), (0,))
+            await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
+            assert app.screen.phase == "draft" and app.table is None   # no game record here
+            await pilot.press("enter")
+            await _wait(pilot, lambda: any(k == "submit" for k, _ in client.sent))
+            assert isinstance(wire.action_from_wire(client.sent[0][1]["action"]), A.Pick)
+            for _ in range(3000):
+                if app.screen.__class__.__name__.startswith("BidScreen"):
+                    break
+                if dialog_open(app):
+                    await pilot.press("enter")
+                elif app.feeds[0].asked():
+                    version = live.version
+                    await pilot.press("H")
+                    await _wait(pilot, lambda: live.version != version or not app.feeds[0].asked())
+                await pilot.pause(0.01)
+            assert app.screen.__class__.__name__.startswith("BidScreen")
+            assert "AI" in screen_text(app)
+            live.close()
+    asyncio.run(run())
+
+
+def test_a_refusal_from_the_remote_table_is_said_when_it_comes():
+    """A submit the table refuses: the answer comes after the key handler returned; its
+    reason is shown then, in the player's language, and the held keys are dropped."""
+    async def run():
+        live, session, client = _wired(5)
+        client.delay = 0.05
+        app = _remote_app(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            live.start()
+            app.seat_views(session.remote("1", 0), (0,))
+            await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
+            shown = _said(app)
+            # a pick of a card not in the hand: the rules refuse it
+            from tactical_tui.i18n import t
+            from tactical_tui.text import refusal_text
+            from tactical_tui.widgets import key_gate
+            refusal = live.submit(0, A.Pick(0, "no-such-card"))
+            expected = t("illegal", "en", reason=refusal_text(app.cards, refusal.code,
+                                                             refusal.params, "en"))
+            gate = key_gate(app)
+            gate.close(0, app.screen.table_version())
+            gate.sent = True
+            gate.keys.append(("down", None))          # a key typed after the answer
+            assert app.submit(A.Pick(0, "no-such-card")) is True   # sent, not applied yet
+            assert not shown and gate.keys
+            await _wait(pilot, lambda: shown)
+            assert shown == [expected]
+            assert not gate.keys and gate.answered_at is None       # dropped with it
+            live.close()
+    asyncio.run(run())
+
+
+def test_undo_on_a_remote_seat_goes_back_when_the_answer_comes():
+    """z on a remote seat: sent; when the table's answer comes the player is told, and
+    the rewritten log (a reset update) puts the same question back on screen."""
+    async def run():
+        live, session, client = _wired(5, seats=("human", "human", "human"))
+        client.delay = 0.05
+        app = _remote_app(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            live.start()
+            app.seat_views(session.remote("1", 0), (0,))
+            await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
+            shown = _said(app)
+            await pilot.press("enter")
+            await _wait(pilot, lambda: app.feeds[0].latest.version == 1)
+            assert not app.feeds[0].asked()          # picked: waiting for the others
+            await pilot.press("z")
+            await _wait(pilot, lambda: "Back to your previous decision" in shown)
+            await _wait(pilot, lambda: app.feeds[0].latest.version == 0 and app.feeds[0].asked())
+            assert ("undo", {"table": "1"}) in client.sent
+            assert app.screen.my_turn()
+            live.close()
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ the client connection
+
+from tactical_tui.net import client as C
+from tactical_tui.net.protocol import MAX_CLIENT_FRAME, read_frame, write_frame
+
+
+def test_backoff_doubles_up_to_thirty_seconds():
+    delays = C.backoff()
+    assert [next(delays) for _ in range(8)] == [1, 2, 4, 8, 16, 30, 30, 30]
+
+
+@pytest.mark.parametrize("text, expected", [
+    (None, ("127.0.0.1", 7411)), ("example.org", ("example.org", 7411)),
+    ("example.org:9000", ("example.org", 9000)), (":9000", ("127.0.0.1", 9000)),
+    ("[::1]:8000", ("::1", 8000)), ("[::1]", ("::1", 7411))])
+def test_join_addresses(text, expected):
+    assert C.parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["host:0", "host:70000", "host:x", "[::1", "[::1]x"])
+def test_bad_join_addresses(text):
+    with pytest.raises(ValueError):
+        C.parse_address(text)
+
+
+class StubServer:
+    """A few answers of the protocol, recorded: hello, join (a token), list; `drop()`
+    closes every connection, `bye(code)` says goodbye first."""
+
+    def __init__(self) -> None:
+        self.requests = []            # (connection number, message)
+        self.writers = []
+        self.hold = set()             # request types left unanswered
+        self.connections = 0
+
+    async def start(self):
+        self.server = await asyncio.start_server(self.handle, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def handle(self, reader, writer):
+        n = self.connections
+        self.connections += 1
+        self.writers.append(writer)
+        try:
+            while True:
+                msg = await read_frame(reader, MAX_CLIENT_FRAME)
+                if msg is None:
+                    return
+                self.requests.append((n, msg))
+                if msg["t"] in self.hold:
+                    continue
+                answer = {"t": "ok", "id": msg["id"]}
+                if msg["t"] == "hello":
+                    answer.update(v=1, server="tactical", cards="x")
+                elif msg["t"] == "join":
+                    if msg.get("token") not in (None, "tok-1"):
+                        answer = {"t": "refused", "id": msg["id"], "code": "bad_token", "params": {}}
+                    else:
+                        answer.update(table=msg["table"], seat=1, token="tok-1")
+                await write_frame(writer, answer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            return
+
+    async def drop(self, bye=None):
+        for w in self.writers:
+            if bye:
+                await write_frame(w, {"t": "bye", "code": bye})
+            w.close()
+        self.writers = []
+
+    def close(self):
+        self.server.close()
+
+
+def _quick():
+    return iter([0.01] * 1000)
+
+
+async def _until(done, rounds=500):
+    for _ in range(rounds):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never happened")
+
+
+def test_the_client_reconnects_and_takes_its_seat_back_with_its_token():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        statuses = []
+        client = C.Client("127.0.0.1", port, "alice", "en", delays=_quick,
+                          on_status=lambda s, r: statuses.append((s, r)))
+        hello = await client.start()
+        assert hello["server"] == "tactical"
+        answer = await client.request("join", table="t1", seat=None)
+        assert answer["token"] == "tok-1" and client.seats == {"t1": {"seat": 1, "token": "tok-1", "code": None}}
+        await stub.drop()
+        await _until(lambda: sum(1 for n, m in stub.requests if m["t"] == "join") == 2)
+        rejoin = [m for n, m in stub.requests if m["t"] == "join"][1]
+        assert rejoin["token"] == "tok-1" and rejoin["seat"] == 1 and rejoin["table"] == "t1"
+        hellos = [n for n, m in stub.requests if m["t"] == "hello"]
+        assert hellos == [0, 1]                                  # hello again, first
+        assert ("reconnecting", 0.01) in statuses and statuses[-1] == ("connected", None)
+        assert client.connected
+        await client.close()
+        assert client.status == "closed"
+        stub.close()
+    asyncio.run(run())
+
+
+def test_a_request_waiting_when_the_connection_drops_fails_with_connection_lost():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        client = C.Client("127.0.0.1", port, "alice", "en", delays=_quick)
+        await client.start()
+        stub.hold.add("submit")
+        fut = client.send("submit", table="t1", action={})
+        await _until(lambda: any(m["t"] == "submit" for _, m in stub.requests))
+        await stub.drop()
+        with pytest.raises(C.ConnectionLost):
+            await fut
+        await client.close()
+        stub.close()
+    asyncio.run(run())
+
+
+def test_after_bye_replaced_the_client_does_not_come_back():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        messages, statuses = [], []
+        client = C.Client("127.0.0.1", port, "alice", "en", delays=_quick,
+                          on_message=messages.append, on_status=lambda s, r: statuses.append(s))
+        await client.start()
+        await stub.drop(bye="replaced")
+        await _until(lambda: client.status == "closed")
+        assert messages == [{"t": "bye", "code": "replaced"}] and "reconnecting" not in statuses
+        assert [m["t"] for _, m in stub.requests] == ["hello"]
+        stub.close()
+    asyncio.run(run())
+
+
+def test_nothing_listening_is_an_os_error_at_start():
+    async def run():
+        stub = StubServer()
+        port = await stub.start()
+        stub.close()
+        await stub.server.wait_closed()
+        client = C.Client("127.0.0.1", port, "alice", "en")
+        with pytest.raises(OSError):
+            await client.start()
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ with the table server
+
+from tactical_tui.lobby import LobbyScreen, NetBanner, SpectatorScreen
+
+
+class Host:
+    """The table server in process, on an ephemeral loopback port (AI in threads)."""
+
+    def __init__(self, folder) -> None:
+        from tactical_tui.net.server import Server
+        self.server = Server(folder, ai_delay=0.0)
+
+    async def __aenter__(self):
+        self.host, self.port = await self.server.start("127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.server.stop()
+
+    def connection(self, name: str):
+        return next(c for c in self.server.connections if c.name == name)
+
+    @property
+    def table(self):
+        return next(iter(self.server.tables.values()))
+
+
+def _client_app(host: Host, name: str, lang: str = "en") -> TacticalApp:
+    return TacticalApp(lang=lang, ai_delay=0.0, autosave=False, join=(host.host, host.port, name))
+
+
+async def _until_app(pilot, done, rounds: int = 1500) -> None:
+    for _ in range(rounds):
+        if done():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("never happened")
+
+
+def _lobby_ready(app) -> bool:
+    return isinstance(app.screen, LobbyScreen) and app.session is not None and app.session.client.connected
+
+
+def _in_game(app) -> bool:
+    return isinstance(app.screen, GameScreen) and app.screen.latest is not None
+
+
+async def _create_and_sit(app, pilot) -> None:
+    """c, then Enter on the last row (two open seats, two normal AI seats: the default)."""
+    await _until_app(pilot, lambda: _lobby_ready(app))
+    await pilot.press("c")
+    await _until_app(pilot, lambda: type(app.screen).__name__.startswith("CreateScreen"))
+    await pilot.press("end", "enter")
+    await _until_app(pilot, lambda: _in_game(app))
+
+
+async def _play(apps, pilots, done, rounds: int = 6000) -> None:
+    """Each app: Enter on a dialog, H (the hint's action) on its seat's decision."""
+    for _ in range(rounds):
+        if done():
+            return
+        for app, pilot in zip(apps, pilots):
+            if dialog_open(app) and not isinstance(app.screen, LobbyScreen):
+                await pilot.press("enter")
+            elif _in_game(app) and app.feeds[app.viewer].asked():
+                version = app.feeds[app.viewer].latest.version
+                await pilot.press("H")
+                for _ in range(200):
+                    if app.feeds[app.viewer].latest.version != version or dialog_open(app):
+                        break
+                    await pilot.pause(0.01)
+        await pilots[0].pause(0.01)
+    raise AssertionError("never reached")
+
+
+@pytest.mark.parametrize("lang, until", [("en", "build"), ("ja", "bidding")])
+def test_two_clients_play_through_the_lobby_and_the_game_screens(tmp_path, lang, until):
+    """Alice creates a table (2 open seats, 2 AI) and sits; Bob sees it in the lobby with
+    Alice at seat 1, joins with `j`; both make their decisions by keys on the ordinary
+    phase screens through the server, and the AI seats play — through the draft (and
+    the bidding, into the build). Each sees only its own hand."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice, bob = _client_app(host, "alice", lang), _client_app(host, "bob", lang)
+            async with alice.run_test(size=(80, 24)) as pa, bob.run_test(size=(80, 24)) as pb:
+                await _create_and_sit(alice, pa)
+                assert alice.viewer == 0 and alice.screen.phase == "draft"
+                await _until_app(pb, lambda: _lobby_ready(bob))
+                await pb.press("r")
+                await _until_app(pb, lambda: "alice" in screen_text(bob))
+                lobby = screen_text(bob)
+                assert ("alice (connected)" if lang == "en" else "alice（接続中）") in lobby
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                assert bob.viewer == 1 and isinstance(bob.live.table, str)
+                assert alice.feeds[0].latest.observation.hand != bob.feeds[1].latest.observation.hand
+                await _play([alice, bob], [pa, pb], lambda: host.table.game.state.phase == until)
+                assert host.table.live.version > 10
+                assert {0, 1} <= {getattr(a, "seat", None) for a in host.table.game.history}
+                await _until_app(pa, lambda: alice.feeds[0].latest.observation.phase == until)
+                await _until_app(pb, lambda: bob.feeds[1].latest.observation.phase == until)
+                await _play([alice, bob], [pa, pb], lambda: _in_game(alice) and _in_game(bob)
+                            and alice.screen.phase == bob.screen.phase == until)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, banner", [("en", "reconnecting"), ("ja", "再接続")])
+def test_a_dropped_connection_shows_the_banner_and_the_game_goes_on(tmp_path, monkeypatch, lang, banner):
+    """The server drops Alice's connection mid-game: a banner says so and counts down;
+    the client reconnects by itself, takes the seat back with its token, the banner
+    goes, and the game continues where it was (the same seat, the same version), and
+    her next decision is applied."""
+    from tactical_tui.net import client as C
+    monkeypatch.setattr(C, "backoff", lambda: iter([0.4] * 100))
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice", lang)
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                version = alice.feeds[0].latest.version
+                first = host.connection("alice")
+                first.close(abort=True)
+                await _until_app(pa, lambda: alice.screen.query(NetBanner))
+                assert banner in str(alice.screen.query_one(NetBanner).render())
+                await _until_app(pa, lambda: not alice.screen.query(NetBanner))
+                await _until_app(pa, lambda: host.table.slots[0].conn not in (None, first))
+                assert host.table.slots[0].status == "connected"
+                assert _in_game(alice) and alice.viewer == 0 and alice.screen.phase == "draft"
+                assert alice.feeds[0].latest.version == version
+                await pa.press("enter")                  # the pick, on the same screen
+                await _until_app(pa, lambda: host.table.live.version > version)
+                assert any(getattr(a, "seat", None) == 0 for a in host.table.game.history)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, reason", [("en", "Nothing to undo"), ("ja", "戻せる判断がありません")])
+def test_a_refused_action_shows_its_reason(tmp_path, lang, reason):
+    """Undo with nothing decided: the server refuses (undo_nothing) and the player reads
+    why, in their language, once the answer comes."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice", lang)
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                shown = _said(alice)
+                await pa.press("z")
+                await _until_app(pa, lambda: shown)
+                assert reason in shown[0]
+                assert host.table.live.version == alice.feeds[0].latest.version
+    asyncio.run(run())
+
+
+def test_chat_text_is_shown_as_written(tmp_path):
+    """A chat line with markup from another player (a raw protocol client) shows
+    literally in the log strip; one with control characters (which this server refuses,
+    but a hostile one might send) shows them as escapes. Alice's own line (typed after
+    `/`) comes back from the server the same way."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice")
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                table = alice.live.table
+                raw = C.Client(host.host, host.port, "[b]m[/]", "en")
+                await raw.start()
+                await raw.request("join", table=table, seat=None)
+                await raw.request("chat", table=table, text="[bold red]hi[/] [link=x]y")
+                await _until_app(pa, lambda: "[bold red]hi[/]" in screen_text(alice))
+                text = screen_text(alice)
+                assert "» [b]m[/]: [bold red]hi[/] [link=x]y" in text
+                alice.session._message({"t": "chat", "table": table, "seat": 1, "name": "m\x1b[2J",
+                                        "text": "\x1b[31mred\x07"})
+                await _until_app(pa, lambda: "\\x1b[31mred\\x07" in screen_text(alice))
+                assert "m\\x1b[2J" in screen_text(alice)
+                await pa.press("slash")
+                await _until_app(pa, lambda: type(alice.screen).__name__.startswith("LineScreen"))
+                await pa.press(*"[i]me", "enter")
+                await _until_app(pa, lambda: "» alice: [i]me" in screen_text(alice))
+                await raw.close()
+    asyncio.run(run())
+
+
+def test_a_spectator_sees_the_public_table(tmp_path):
+    """Watching from the lobby (`w`): the spectator's screen lists every seat with its
+    player and status, whose decision it is, and the public log."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice, carol = _client_app(host, "alice"), _client_app(host, "carol")
+            async with alice.run_test(size=(80, 24)) as pa, carol.run_test(size=(80, 24)) as pc:
+                await _create_and_sit(alice, pa)
+                await _until_app(pc, lambda: _lobby_ready(carol))
+                await pc.press("r")
+                await _until_app(pc, lambda: carol.session.tables)
+                await pc.press("w")
+                await _until_app(pc, lambda: isinstance(carol.screen, SpectatorScreen)
+                                 and carol.screen.latest is not None)
+                await _until_app(pc, lambda: "alice (connected)" in screen_text(carol))
+                text = screen_text(carol)
+                assert "Watching table" in text and "AI (normal)" in text
+                assert carol.feeds[None].latest.observation.hand == ()
+    asyncio.run(run())
+
+
+def test_the_lobby_says_when_nothing_listens(tmp_path):
+    async def run():
+        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        server.close()
+        await server.wait_closed()
+        app = TacticalApp(lang="en", ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "alice"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until_app(pilot, lambda: "Nothing is listening" in screen_text(app))
+            assert f"127.0.0.1:{port}" in screen_text(app) and "r: try again" in screen_text(app)
+            await pilot.press("question_mark")          # the lobby's own help
+            await _until_app(pilot, lambda: "j = sit at the first" in str(getattr(app.screen, "body", "")))
+            assert "Lobby:" in screen_text(app)
+    asyncio.run(run())
+
+
+def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeypatch):
+    """Alice's `tactical join` ends mid-game (a killed SSH client ends it so); started
+    again with her name, it goes straight back to her seat with the kept token — the
+    server hands the seat back, the game goes on where it was."""
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "user"))
+
+    async def run():
+        async with Host(tmp_path / "tables") as host:
+            first = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
+            async with first.run_test(size=(80, 24)) as pilot:
+                await _create_and_sit(first, pilot)
+                table, version = first.live.table, first.feeds[0].latest.version
+            await asyncio.sleep(0.05)
+            assert host.table.slots[0].status == "disconnected"
+            import io
+            from contextlib import redirect_stdout
+            from tactical_tui.cli import _print_exit_line
+            out = io.StringIO()
+            with redirect_stdout(out):
+                _print_exit_line(first)
+            assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it with: "
+                                      f"tactical join 127.0.0.1:{host.port} --name alice\n")
+            again = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
+            async with again.run_test(size=(80, 24)) as pilot:
+                await _until_app(pilot, lambda: _in_game(again))
+                assert again.live.table == table and again.viewer == 0
+                assert again.feeds[0].latest.version == version
+                assert host.table.slots[0].status == "connected"
+            other = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "bob"))
+            async with other.run_test(size=(80, 24)) as pilot:   # not bob's seat
+                await _until_app(pilot, lambda: _lobby_ready(other) and other.session.tables)
+                assert isinstance(other.screen, LobbyScreen)
+    asyncio.run(run())
+
+
+def test_seat_tokens_are_kept_per_server_and_name(tmp_path):
+    from tactical_tui.net.remote import SeatTokens
+    store = SeatTokens(tmp_path / "seats.json")
+    assert store.get("h:1", "alice") == {}
+    store.put("h:1", "alice", "t1", 2, "tok")
+    store.put("h:1", "bob", "t1", 3, "tok-b")
+    store.put("h:2", "alice", "t9", 0, "tok-9")
+    assert store.get("h:1", "alice") == {"t1": {"seat": 2, "token": "tok"}}
+    assert store.get("h:2", "alice") == {"t9": {"seat": 0, "token": "tok-9"}}
+    assert (tmp_path / "seats.json").stat().st_mode & 0o077 == 0      # the owner's only
+    store.drop("h:1", "alice", "t1")
+    assert store.get("h:1", "alice") == {} and store.get("h:1", "bob") != {}
+    (tmp_path / "seats.json").write_text('{"h:1": {"alice": {"t1": {"seat": "x"}}}, "h:2": 3')
+    assert store.get("h:1", "alice") == {} and store.get("h:2", "alice") == {}
+    store.put("h:1", "alice", "t2", 1, "tok-2")                    # a damaged file is replaced
+    assert store.get("h:1", "alice") == {"t2": {"seat": 1, "token": "tok-2"}}
+
+
+def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path):
+    """Carol (a raw client) drops; after the table's grace the takeover AI plays her
+    seat: Bob is told, and his phase screens label the seat as an AI seat (`·AI`) while
+    it lasts; Carol reclaims it with her token and it is a human seat again."""
+    async def run():
+        async with Host(tmp_path) as host:
+            carol = C.Client(host.host, host.port, "carol", "en")
+            await carol.start()
+            made = await carol.request("create", seats=[{"kind": "open"}, {"kind": "open"},
+                                                        {"kind": "ai", "level": "random"}],
+                                       first_game=True, private=False, clock=None, grace=0.2)
+            seat = await carol.request("join", table=made["table"], seat=0)
+            bob = _client_app(host, "bob")
+            async with bob.run_test(size=(80, 24)) as pb:
+                await _until_app(pb, lambda: _lobby_ready(bob) and bob.session.tables)
+                shown = _said(bob)
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                assert bob.feeds[1].latest.seats[0] == "human"
+                await carol.close()
+                await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "ai_takeover")
+                assert "Seat 1: carol (AI takeover)" in shown
+                await _until_app(pb, lambda: bob.screen.seat_name(0) == "Seat 1·AI")   # redrawn
+                back = C.Client(host.host, host.port, "carol", "en")
+                await back.start()
+                await back.request("join", table=made["table"], seat=0, token=seat["token"])
+                await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "human")
+                await back.close()
+    asyncio.run(run())
+
+
+def test_a_remote_game_over_leads_back_to_the_lobby():
+    """At a server's game over: no replay file here (the server keeps the game), no new
+    game of this terminal — `t` goes back to the lobby; every phase screen has `/`."""
+    from tactical_tui.lobby import remote_screen
+    over = remote_screen("over", 0)
+    actions = {k[1]: k for k in over.KEYS}
+    assert "app.save_replay" not in actions and "app.new_game" not in actions
+    assert actions["app.back_to_title"][2] == "key.lobby"
+    assert issubclass(over, GameOverScreen)
+    for phase in ("draft", "bidding", "build", "battle"):
+        assert ("slash", "chat", "key.chat", True) in remote_screen(phase, 2).KEYS
+    assert remote_screen("battle", None) is SpectatorScreen
+
+
+def test_a_seat_taken_over_by_another_connection_ends_this_one(tmp_path):
+    """Alice's token used by another connection: the server says `bye replaced`; her
+    client does not come back (it would only take the seat back and forth) and the
+    banner says why."""
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice")
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                table = alice.live.table
+                token = alice.session.client.seats[table]["token"]
+                other = C.Client(host.host, host.port, "alice2", "en")
+                await other.start()
+                await other.request("join", table=table, seat=0, token=token)
+                await _until_app(pa, lambda: alice.session.client.status == "closed")
+                await _until_app(pa, lambda: alice.screen.query(NetBanner))
+                text = str(alice.screen.query_one(NetBanner).render())
+                assert text == "Another connection took this seat over — no longer connected (Ctrl+C quits)"
+                assert host.table.slots[0].conn is not None and host.table.slots[0].name == "alice2"
+                await other.close()
+    asyncio.run(run())
+
+
+def test_the_lobby_follows_a_change_of_language(tmp_path):
+    """The palette's language switch redraws the lobby in the other language."""
+    async def run():
+        async with Host(tmp_path) as host:
+            app = _client_app(host, "alice")
+            async with app.run_test(size=(80, 24)) as pilot:
+                await _until_app(pilot, lambda: _lobby_ready(app) and "Lobby" in screen_text(app))
+                from tactical_tui.commands import switch_language
+                switch_language(app)
+                await _until_app(pilot, lambda: "ロビー" in screen_text(app))
+                assert isinstance(app.screen, LobbyScreen) and "c 作成" in screen_text(app)
+    asyncio.run(run())
