@@ -116,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="SSH front door: public keys allowed in")
     h.add_argument("--open", action="store_true", dest="ssh_open",
                    help="SSH front door: anyone may come in (a LAN party)")
+    h.add_argument("--ssh-idle", type=float, default=30.0, metavar="MINUTES",
+                   help="SSH front door: close a session after this long without a key "
+                        "(0: never; default 30)")
     return p
 
 

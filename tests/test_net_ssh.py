@@ -234,6 +234,35 @@ def test_through_the_door_to_the_lobby_a_seat_and_back_after_the_client_is_kille
     asyncio.run(main())
 
 
+def test_tactical_host_runs_the_door_beside_the_tables_with_its_options(host_dir, tmp_path):
+    """`tactical host --ssh-port 0 --open --ssh-idle M`: the host says how to ssh in, and
+    a guest is let in and sent off after M minutes without a key (the lobby itself: the
+    test above)."""
+    import re
+    import signal
+    import subprocess
+    pytest.importorskip("tactical_tui.net.server")
+
+    async def main() -> None:
+        host = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tactical_tui.cli", "--lang", "en", "host", "--port", "0",
+            "--workers", "0", "--dir", str(tmp_path / "tables"), "--ssh-port", "0", "--open",
+            "--ssh-idle", "0.05", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            line = await asyncio.wait_for(host.stdout.readline(), WAIT)
+            found = re.search(rb"SSH: ssh -p (\d+) NAME@127\.0\.0\.1 \(host key SHA256:", line)
+            assert found, line
+            port = int(found.group(1))
+            async with asyncssh.connect("127.0.0.1", port, username="ken", known_hosts=None,
+                                        client_keys=None, agent_path=None) as conn:
+                term = await pty(conn, {"LANG": "en_US.UTF-8"})
+                assert "No key for 3 seconds: the session is closed." in await term.rest()
+        finally:
+            host.send_signal(signal.SIGINT)
+            await asyncio.wait_for(host.wait(), WAIT)
+    asyncio.run(main())
+
+
 # ------------------------------------------------------------------ pty, size, keys, LANG, TERM
 
 def test_child_gets_the_clients_pty_size_term_name_and_keys_and_follows_a_resize(host_dir,

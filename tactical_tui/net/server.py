@@ -1173,11 +1173,14 @@ async def _ssh_door(args: Any, table_port: int, lang: str):
         return None
     target = "127.0.0.1" if args.bind in ("0.0.0.0", "::", "") else args.bind
     try:
-        return await sshdoor.serve(args.bind, args.ssh_port,
+        door = await sshdoor.serve(args.bind, args.ssh_port,
                                    command_for=sshdoor.join_command(table_port, target),
-                                   authorized_keys=args.authorized_keys, open_door=args.ssh_open)
+                                   authorized_keys=args.authorized_keys, open_door=args.ssh_open,
+                                   idle=max(0.0, args.ssh_idle) * 60)
     except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
         from ..safe import plain
         detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))
         print(t("net.host.no_ssh", lang, detail=detail), file=sys.stderr)
         return None
+    print(door.listening(lang), flush=True)       # how to ssh in, the host key's fingerprint
+    return door
