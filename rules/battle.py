@@ -518,6 +518,9 @@ def _legal_turn(state: GameState, seat: int) -> list:
     return out
 
 
+# Per seat, per target seat / area: the choice (actions are values: one object serves).
+_CHOOSE_TARGET = tuple(tuple(ChooseTarget(seat, t) for t in range(5)) for seat in range(5))
+_CHOOSE_AREA = tuple(tuple(ChooseArea(seat, x) for x in range(AREAS + 1)) for seat in range(5))
 # A turn just begun, per seat: values, one object serves every state (issue 16).
 _TURN = tuple(Turn(seat) for seat in range(5))
 
@@ -600,10 +603,10 @@ def legal_targets(state: GameState, seat: int) -> list:
                 continue
             if last and not a.targets and not _area_seats(state, a, [x]):
                 continue  # the last area must leave at least one target
-            out.append(ChooseArea(seat, x))
+            out.append(_CHOOSE_AREA[seat][x])
     else:
         rng_ = state.cards.skill(a.range_skill).effect.range
-        out = [ChooseTarget(seat, t) for t in _in_range(state, seat, rng_)]
+        out = [_CHOOSE_TARGET[seat][t] for t in _in_range(state, seat, rng_)]
     if a.targets:
         out.append(_DONE[seat])
     return out
