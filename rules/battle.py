@@ -419,15 +419,21 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
         return _starts_of(state, seat, counter)
     key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, counter,
            _where(state, seat, counter))
-    got = _STARTS.get(key)
-    if got is None:
-        if len(_STARTS) >= 20_000:
-            _STARTS.clear()
-        got = _STARTS[key] = tuple(_starts_of(state, seat, counter))
-    return list(got)
+    return _memo_list(_STARTS, key, _starts_of, state, seat, counter)
 
 
 _STARTS: dict[tuple, tuple] = {}
+
+
+def _memo_list(memo: dict, key: tuple, make, *args) -> list:
+    """`make(*args)`, a list, memoised in `memo` by `key` — the values it depends on
+    (issue 16; at most 20,000 entries, then it starts again)."""
+    got = memo.get(key)
+    if got is None:
+        if len(memo) >= 20_000:
+            memo.clear()
+        got = memo[key] = tuple(make(*args))
+    return list(got)
 
 
 def _where(state: GameState, seat: int, counter: bool):
@@ -486,12 +492,7 @@ def legal_turn(state: GameState, seat: int) -> list:
         return _legal_turn(state, seat)
     key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, s.active,
            t.moves, t.attacked, t.rested, _where(state, seat, False))
-    got = _TURN_LISTS.get(key)
-    if got is None:
-        if len(_TURN_LISTS) >= 20_000:
-            _TURN_LISTS.clear()
-        got = _TURN_LISTS[key] = tuple(_legal_turn(state, seat))
-    return list(got)
+    return _memo_list(_TURN_LISTS, key, _legal_turn, state, seat)
 
 
 _TURN_LISTS: dict[tuple, tuple] = {}
@@ -518,6 +519,9 @@ def _legal_turn(state: GameState, seat: int) -> list:
     return out
 
 
+# Per seat, per target seat / area: the choice (actions are values: one object serves).
+_CHOOSE_TARGET = tuple(tuple(ChooseTarget(seat, t) for t in range(5)) for seat in range(5))
+_CHOOSE_AREA = tuple(tuple(ChooseArea(seat, x) for x in range(AREAS + 1)) for seat in range(5))
 # A turn just begun, per seat: values, one object serves every state (issue 16).
 _TURN = tuple(Turn(seat) for seat in range(5))
 
@@ -543,12 +547,7 @@ def legal_skills(state: GameState, seat: int) -> list:
         return _legal_skills(state, seat)
     key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, a.card,
            a.counter, a.skills, a.range_skill, _where(state, seat, a.counter))
-    got = _SKILL_LISTS.get(key)
-    if got is None:
-        if len(_SKILL_LISTS) >= 20_000:
-            _SKILL_LISTS.clear()
-        got = _SKILL_LISTS[key] = tuple(_legal_skills(state, seat))
-    return list(got)
+    return _memo_list(_SKILL_LISTS, key, _legal_skills, state, seat)
 
 
 _SKILL_LISTS: dict[tuple, tuple] = {}
@@ -600,10 +599,10 @@ def legal_targets(state: GameState, seat: int) -> list:
                 continue
             if last and not a.targets and not _area_seats(state, a, [x]):
                 continue  # the last area must leave at least one target
-            out.append(ChooseArea(seat, x))
+            out.append(_CHOOSE_AREA[seat][x])
     else:
         rng_ = state.cards.skill(a.range_skill).effect.range
-        out = [ChooseTarget(seat, t) for t in _in_range(state, seat, rng_)]
+        out = [_CHOOSE_TARGET[seat][t] for t in _in_range(state, seat, rng_)]
     if a.targets:
         out.append(_DONE[seat])
     return out
@@ -617,12 +616,7 @@ def legal_defense(state: GameState, seat: int) -> list:
     mine = tuple([(c, s) for d, c, s in a.defense if d == seat])
     s = state.seats[seat]
     key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, mine)
-    got = _DEFENSE_LISTS.get(key)
-    if got is None:
-        if len(_DEFENSE_LISTS) >= 20_000:
-            _DEFENSE_LISTS.clear()
-        got = _DEFENSE_LISTS[key] = tuple(_legal_defense(state, seat, mine))
-    return list(got)
+    return _memo_list(_DEFENSE_LISTS, key, _legal_defense, state, seat, mine)
 
 
 _DEFENSE_LISTS: dict[tuple, tuple] = {}
