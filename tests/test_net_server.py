@@ -343,6 +343,34 @@ def test_the_turn_clock_makes_a_late_decision(tmp_path):
     asyncio.run(run())
 
 
+def test_an_open_seat_nobody_takes_is_played_by_the_ai_and_can_still_be_taken(tmp_path):
+    """Issue 17 point 5 "No table ever waits forever": an open seat nobody joins is played
+    by the takeover AI once the grace is over — still open, so a player may take it, and
+    from then on it waits for that player's decisions."""
+    async def run():
+        async with running(tmp_path) as (server, port):
+            req = P.Create(1, (P.SeatSpec("open"), P.SeatSpec("ai", "random"),
+                               P.SeatSpec("ai", "random")), grace=0.05, takeover="random")
+            table, _ = server.create(req)
+            mine = lambda: sum(1 for x in table.game.history if x.seat == 0)
+
+            async def until(cond):
+                while not cond():
+                    await asyncio.sleep(0.01)
+            await asyncio.wait_for(until(lambda: mine() >= 2), WAIT)
+            assert table.slots[0].status == "open" and table.slots[0].takeover
+            c, answer = await seated(port, table.id, "Ann", seat=0)
+            assert answer["t"] == "ok" and answer["seat"] == 0
+            await asyncio.wait_for(until(lambda: not table.slots[0].takeover), WAIT)
+            await asyncio.wait_for(until(lambda: 0 in table.game.pending().seats
+                                         and table._inflight is None), WAIT)
+            before = mine()
+            await asyncio.sleep(0.3)                 # the takeover AI would act at once
+            assert mine() == before and table.slots[0].status == "connected"
+            c.close()
+    asyncio.run(run())
+
+
 # ------------------------------------------------------------------ bad input
 
 async def _bad(port: int, payload: bytes, then_close: bool = False) -> list[dict]:

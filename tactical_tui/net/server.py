@@ -330,6 +330,8 @@ class Slot:
     def status(self) -> str:
         if self.kind == "ai":
             return "ai"
+        if self.kind == "open":              # anyone may take it, even while the AI plays it
+            return "open"
         if self.takeover:
             return "ai_takeover"
         if self.conn is not None:
@@ -399,8 +401,10 @@ class HostedTable:
     def start(self) -> None:
         self.live.start()
         self._driver = asyncio.get_running_loop().create_task(self._drive())
-        for i, s in enumerate(self.slots):          # resumed: nobody is connected yet
-            if s.kind == "human" and s.conn is None:
+        # resumed: nobody is connected yet; an open seat nobody takes is played by the
+        # takeover AI after the grace too — no table waits for ever (issue 17 point 5)
+        for i, s in enumerate(self.slots):
+            if s.kind in ("human", "open") and s.conn is None:
                 self._start_grace(i)
 
     def close(self) -> None:
@@ -543,7 +547,7 @@ class HostedTable:
 
     def _start_grace(self, seat: int) -> None:
         slot = self.slots[seat]
-        if self.game.over or slot.takeover or slot.kind != "human":
+        if self.game.over or slot.takeover or slot.kind not in ("human", "open"):
             return
         if slot.grace is not None:
             slot.grace.cancel()
