@@ -27,6 +27,23 @@ from .widgets import BaseScreen, QuestionList, card_line, key_gate, wrapped
 SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
 
 
+def series_short(cards, cid: str, equipped) -> int | None:
+    """§5-4 「シリーズ効果を持つカードがもともと持つスキルは、同じ名前のシリーズカードを2枚以上
+    装備している場合にのみ発動します」: how many cards of `cid`'s series are equipped when that
+    is fewer than 2 (its own skills do not work), else None (the rules: battle.series_active)."""
+    series = cards.card(cid).series
+    if series is None:
+        return None
+    have = sum(1 for c in equipped if cards.card(c).series == series)
+    return have if have < 2 else None
+
+
+def skill_works(cards, cid: str, sk, stats, equipped) -> bool:
+    """A skill printed on equipped card `cid` works: its requirements are met by `stats`
+    and its card's series (if any) is active."""
+    return stats is not None and sk.requires.met_by(stats) and series_short(cards, cid, equipped) is None
+
+
 def seat_mark(seat: int, me: int) -> str:
     """A seat on the field: @ for the viewer's own seat, else a circled number (②)."""
     return "@" if seat == me else "①②③④⑤⑥⑦⑧⑨"[seat] if seat < 9 else str(seat + 1)
@@ -516,7 +533,7 @@ class BuildScreen(GameScreen):
         usable = []
         for c in obs.equipped:
             for sk in cards.card(c).skills:
-                if sk.requires.met_by(stats):
+                if skill_works(cards, c, sk, stats, obs.equipped):
                     usable.append(sk.name.get(self.lang))
         lines.append(self.tr("build.skills") + ": " + ("、" if self.lang == "ja" else ", ").join(usable or ["-"]))
         v = violations(cards, obs.race, obs.equipped, avail)
@@ -529,8 +546,13 @@ class BuildScreen(GameScreen):
             lines.append(self.tr("build.no_attack"))
         for c in obs.equipped:
             card = cards.card(c)
-            if card.is_attack and not any(sk.effect.kind == "range" and sk.requires.met_by(stats)
-                                          for sk in card.skills):
+            have = series_short(cards, c, obs.equipped)
+            if have is not None and card.skills:
+                series = next(x for x in cards.series if x.id == card.series)
+                lines.append(self.tr("build.series_off", card=card.name.get(self.lang),
+                                     series=series.name.get(self.lang), have=have))
+            elif card.is_attack and not any(sk.effect.kind == "range" and sk.requires.met_by(stats)
+                                            for sk in card.skills):
                 lines.append(self.tr("build.no_range", card=card.name.get(self.lang)))
         if obs.seats[self.seat].confirmed and obs.phase == "build":
             lines.append("")
@@ -765,7 +787,7 @@ class BattleScreen(GameScreen):
             card = self.cards.card(c)
             sk = []
             for s in card.skills:
-                ok = stats is not None and s.requires.met_by(stats)
+                ok = skill_works(self.cards, c, s, stats, obs.equipped)
                 sk.append(("✓" if ok else "✗") + s.name.get(self.lang))
             lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
         me = obs.seats[obs.seat]
