@@ -525,6 +525,8 @@ class TacticalApp(App):
         if self.live is None:
             return False
         from .table import TABLE_REFUSALS, Refused
+        from .widgets import key_gate
+        key_gate(self).sent = True           # the answer reaches the table (KeyGate.drawn)
         result = self.live.submit(self.viewer, action)
         if isinstance(result, Refused):
             if result.code in TABLE_REFUSALS:
