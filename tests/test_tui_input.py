@@ -618,46 +618,22 @@ def test_keys_arriving_just_after_the_waiting_view_go_to_the_next_question(tmp_p
     after the waiting view has been drawn: `Down Down` typed with a bid still go to the
     next bid (its third target), they do not move the waiting view's cursor and get lost
     (found playing over a slow link: `End Enter Enter` after two draft picks did nothing)."""
-    import threading
-    seed = 2
-    actions, states = line(seed)
-    ds = seat0_decisions(seed)
-    j = next(a for a, b in zip(ds, ds[1:]) if pending(states[a]).kind == "bid" == pending(states[b]).kind
-             and isinstance(actions[a], A.PlaceBid) and len(observe(states[b], 0).targets) >= 3)
-    scripted(monkeypatch, seed)
     monkeypatch.setattr(KeyGate, "KEEP", 60.0)          # however slow this machine is:
     monkeypatch.setattr(KeyGate, "LATE", 30.0)          # the burst arrives "just after"
-    go = threading.Event()
-    play = GameTable.ai_decide
-
-    def decide(self, seat, obs=None):
-        go.wait(10)
-        return play(self, seat, obs)
-    monkeypatch.setattr(GameTable, "ai_decide", decide)
-
-    async def run():
-        app = resume_app(tmp_path, seed, j)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: asked(app, j), "the bid")
-            await answer(app, pilot, actions[j])
-            await until(pilot, lambda: len(app.table.history) > j and app.busy, "the AI seats")
-            app.screen.refresh_view()                   # the waiting view
-            burst(app, "down", "down")                  # the burst's rest, arriving now
-            await pilot.pause(0.05)
-            ol = question_list(app)
-            assert ol.highlighted == 0 and not ol.live
-            go.set()
-            await until(pilot, lambda: asked(app) and len(app.table.history) > j + 1, "the next bid")
-            await pilot.pause(0.1)
-            assert question_list(app).highlighted == 2
-            await quiet(app, pilot)
-    asyncio.run(run())
+    _keys_at_the_waiting_view(tmp_path, monkeypatch, seen=False)
 
 
 def test_the_question_after_a_waiting_view_starts_on_its_first_option(tmp_path, monkeypatch):
     """The bid table is redrawn while the seat waits (as the table does after every
     action of another seat) and the player moves the cursor there; the seat's next bid
     still starts on the first target."""
+    _keys_at_the_waiting_view(tmp_path, monkeypatch, seen=True)
+
+
+def _keys_at_the_waiting_view(tmp_path, monkeypatch, seen: bool) -> None:
+    """`Down Down` on the waiting view after a bid: typed after the player saw it
+    (`seen`: they move its cursor, the next bid starts on its first target), or arriving
+    just after it was drawn (they go to the next bid: its third target)."""
     import threading
     seed = 2
     actions, states = line(seed)
@@ -680,12 +656,17 @@ def test_the_question_after_a_waiting_view_starts_on_its_first_option(tmp_path, 
             await answer(app, pilot, actions[j])
             await until(pilot, lambda: len(app.table.history) > j and app.busy, "the AI seats")
             app.screen.refresh_view()                   # the waiting view
-            await pilot.pause(KeyGate.LATE + 0.1)       # seen by the player
-            await pilot.press("down", "down")
+            if seen:
+                await pilot.pause(KeyGate.LATE + 0.1)   # seen by the player
+                await pilot.press("down", "down")
+            else:
+                burst(app, "down", "down")              # the burst's rest, arriving now
+                await pilot.pause(0.05)
             ol = question_list(app)
-            assert ol.highlighted == 2 and not ol.live
+            assert ol.highlighted == (2 if seen else 0) and not ol.live
             go.set()
             await until(pilot, lambda: asked(app) and len(app.table.history) > j + 1, "the next bid")
-            assert ol.highlighted == 0
+            await pilot.pause(0.1)
+            assert question_list(app).highlighted == (0 if seen else 2)
             await quiet(app, pilot)
     asyncio.run(run())
