@@ -572,6 +572,8 @@ class TacticalApp(App):
         if self.live is None:
             return False
         from .table import TABLE_REFUSALS
+        from .widgets import key_gate
+        key_gate(self).sent = True           # the answer reaches the table (KeyGate.drawn)
         result = self.live.submit(self.viewer, action)
 
         def refused(result) -> None:

@@ -198,6 +198,8 @@ TUI: dict[str, dict[str, str]] = {
                         "en": "Note: no attack card (no actions in battle)"},
     "build.no_range": {"ja": "注意: {card}の距離スキルは発動条件を満たしません",
                        "en": "Note: {card}: no range skill meets its requirements"},
+    "build.series_off": {"ja": "注意: {card}のスキルは{series}シリーズを2枚以上装備したときだけ使えます（今{have}枚）",
+                         "en": "Note: {card}'s skills work only with 2 or more {series} series cards equipped (now {have})"},
     "build.refused": {"ja": "確定できません: {reason}", "en": "Cannot confirm: {reason}"},
     "build.waiting": {"ja": "確定しました。ほかの席を待っています…", "en": "Confirmed. Waiting for the other seats…"},
     "build.unconfirm": {"ja": "全員が確定するまでは、wで確定を取り消して変更できます",

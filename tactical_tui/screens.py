@@ -27,6 +27,36 @@ from .widgets import BaseScreen, QuestionList, card_line, key_gate, wrapped
 SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
 
 
+def topbar_text(parts: list[str], status: str, width: int, sep: str = " — ") -> str:
+    """The top bar in `width` cells: `parts` (the phase first, then this seat, …) and after
+    `sep` whose decision it is and what (`status`, GameScreen.status). When it does not
+    fit, the parts after the first are left out, the last first: the status is kept whole
+    ("Waiting for Seat 4 · AI: deciding on Auction" lost its last word at 80 columns)."""
+    parts = [p for p in parts if p]
+    while True:
+        text = "  ".join(parts) + sep + status
+        if cell_len(text) <= width or len(parts) <= 1:
+            return clip(text, width)
+        parts.pop()
+
+
+def series_short(cards, cid: str, equipped) -> int | None:
+    """§5-4 「シリーズ効果を持つカードがもともと持つスキルは、同じ名前のシリーズカードを2枚以上
+    装備している場合にのみ発動します」: how many cards of `cid`'s series are equipped when that
+    is fewer than 2 (its own skills do not work), else None (the rules: battle.series_active)."""
+    series = cards.card(cid).series
+    if series is None:
+        return None
+    have = sum(1 for c in equipped if cards.card(c).series == series)
+    return have if have < 2 else None
+
+
+def skill_works(cards, cid: str, sk, stats, equipped) -> bool:
+    """A skill printed on equipped card `cid` works: its requirements are met by `stats`
+    and its card's series (if any) is active."""
+    return stats is not None and sk.requires.met_by(stats) and series_short(cards, cid, equipped) is None
+
+
 def seat_mark(seat: int, me: int) -> str:
     """A seat on the field: @ for the viewer's own seat, else a circled number (②)."""
     return "@" if seat == me else "①②③④⑤⑥⑦⑧⑨"[seat] if seat < 9 else str(seat + 1)
@@ -161,6 +191,10 @@ class GameScreen(BaseScreen):
     def highlighted_card(self):
         return None
 
+    def set_topbar(self, parts: list[str], status: str, sep: str = " — ") -> None:
+        width = self.app.size.width - 2                 # the bar's padding
+        self.query_one("#topbar", Static).update(as_text(topbar_text(parts, status, width, sep)))
+
     def row_width(self, list_id: str, cells: int) -> int:
         """`cells`, or fewer when the list is drawn narrower (a scroll bar): the width
         of a list's rows, so that no row wraps."""
@@ -268,9 +302,8 @@ class DraftScreen(GameScreen):
 
     def refresh_view(self) -> None:
         obs = self.obs
-        self.query_one("#topbar", Static).update(as_text(
-            f"{self.tr('draft.title')}  {self.seat_name(self.seat)}  "
-            f"{self.tr('draft.left', n=len(obs.hand))}  — {self.status()}"))
+        self.set_topbar([self.tr('draft.title'), self.seat_name(self.seat),
+                         self.tr('draft.left', n=len(obs.hand))], self.status(), sep="  — ")
         legal = {a.card for a in self.legal()}
         hand = self.fill("#hand", self.tr("draft.hand"), [
             Option(card_line(self.cards, c, self.lang, self.row_width("#hand", 35)), id=c,
@@ -332,9 +365,8 @@ class BidScreen(GameScreen):
         obs = self.obs
         from rules.state import BID_ROUNDS
         per, rounds = BID_ROUNDS[len(obs.seats)]
-        self.query_one("#topbar", Static).update(as_text(
-            f"{self.tr('bid.title', r=(obs.bid_round or 0) + 1, n=rounds)}  "
-            f"{self.seat_name(self.seat)} — {self.status()}"))
+        self.set_topbar([self.tr('bid.title', r=(obs.bid_round or 0) + 1, n=rounds),
+                         self.seat_name(self.seat)], self.status())
         options = []
         width = self.row_width("#targets", 39) - 3      # the name gets the cells it needs
         for c in obs.targets:
@@ -479,8 +511,7 @@ class BuildScreen(GameScreen):
         race = obs.race
         race_text = self.tr("build.race", race=self.cards.race(race).name.get(self.lang)) if race \
             else self.tr("build.no_race")
-        self.query_one("#topbar", Static).update(as_text(
-            f"{self.tr('build.title')}  {self.seat_name(self.seat)}  {race_text} — {self.status()}"))
+        self.set_topbar([self.tr('build.title'), self.seat_name(self.seat), race_text], self.status())
         # a stable order (attack cards first, then by kind and name) so the cursor stays on
         # the card it was on when the card changes zone
         kinds = {"weapon": 0, "magic": 1, "armor": 2, "shield": 3, "accessory": 4}
@@ -516,7 +547,7 @@ class BuildScreen(GameScreen):
         usable = []
         for c in obs.equipped:
             for sk in cards.card(c).skills:
-                if sk.requires.met_by(stats):
+                if skill_works(cards, c, sk, stats, obs.equipped):
                     usable.append(sk.name.get(self.lang))
         lines.append(self.tr("build.skills") + ": " + ("、" if self.lang == "ja" else ", ").join(usable or ["-"]))
         v = violations(cards, obs.race, obs.equipped, avail)
@@ -529,8 +560,13 @@ class BuildScreen(GameScreen):
             lines.append(self.tr("build.no_attack"))
         for c in obs.equipped:
             card = cards.card(c)
-            if card.is_attack and not any(sk.effect.kind == "range" and sk.requires.met_by(stats)
-                                          for sk in card.skills):
+            have = series_short(cards, c, obs.equipped)
+            if have is not None and card.skills:
+                series = next(x for x in cards.series if x.id == card.series)
+                lines.append(self.tr("build.series_off", card=card.name.get(self.lang),
+                                     series=series.name.get(self.lang), have=have))
+            elif card.is_attack and not any(sk.effect.kind == "range" and sk.requires.met_by(stats)
+                                            for sk in card.skills):
                 lines.append(self.tr("build.no_range", card=card.name.get(self.lang)))
         if obs.seats[self.seat].confirmed and obs.phase == "build":
             lines.append("")
@@ -765,7 +801,7 @@ class BattleScreen(GameScreen):
             card = self.cards.card(c)
             sk = []
             for s in card.skills:
-                ok = stats is not None and s.requires.met_by(stats)
+                ok = skill_works(self.cards, c, s, stats, obs.equipped)
                 sk.append(("✓" if ok else "✗") + s.name.get(self.lang))
             lines.append(" " + card.name.get(self.lang) + " " + " ".join(sk))
         me = obs.seats[obs.seat]
@@ -791,8 +827,7 @@ class BattleScreen(GameScreen):
         atk = obs.battle.attack if obs.battle else None
         if self.my_turn() and stage in ("unluck", "draw") and atk is not None:
             prompt += f" ({self.bag_owner(atk)})" if self.lang == "en" else f"（{self.bag_owner(atk)}）"
-        self.query_one("#topbar", Static).update(as_text(
-            f"{self.tr('battle.title', r=rnd)}  {self.seat_name(self.seat)} — {prompt}"))
+        self.set_topbar([self.tr('battle.title', r=rnd), self.seat_name(self.seat)], prompt)
         legal = self.legal()            # what gives something up comes last
         self._actions = [a for a in legal if not isinstance(a, GIVE_UP)] + \
             [a for a in legal if isinstance(a, GIVE_UP)]

@@ -68,6 +68,9 @@ UI: dict[str, dict[str, str]] = {
 }
 
 
+NBSP = "\u00a0"          # a space no line breaks at (i18n.line_spans)
+
+
 def plural(n: int, word: str) -> str:
     """An English count: "1 card", "2 cards"."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
@@ -90,7 +93,12 @@ class Describer:
     def _follow(self, e: E.Event) -> None:
         if isinstance(e, E.AttackStarted):
             self._attack = {"seat": e.seat, "counter": e.counter, "total": None,
-                            "times": {e.target: 1} if e.counter and e.target is not None else {}}
+                            "times": {e.target: 1} if e.counter and e.target is not None else {},
+                            "skills": [], "crit": False}
+        elif isinstance(e, E.SkillDeclared) and self._attack:
+            self._attack["skills"].append((e.seat, e.skill))
+        elif isinstance(e, E.ChipDrawn) and self._attack.get("seat") == e.seat:
+            self._attack["crit"] = self._attack["crit"] or e.chip == "crit"
         elif isinstance(e, E.TargetChosen) and self._attack.get("seat") == e.seat:
             times = self._attack["times"]
             times[e.target] = times.get(e.target, 0) + 1
@@ -123,12 +131,36 @@ class Describer:
         ja = self.lang == "ja"
         bits = []
         if total is not None and per != total:
-            bits.append(f"チップ合計{total}、このターゲットには{per}" if ja
-                        else f"chips total {total}, {per} against this target")
+            why = self._why(e.seat, e.target)
+            bits.append((f"チップ合計{total}、{why}のためこのターゲットには{per}" if why else
+                         f"チップ合計{total}、このターゲットには{per}") if ja else
+                        f"chips total {total}, {per} against this target" + (f": {why}" if why else ""))
         if times > 1:
             bits.append(f"{times}回選ばれたので{times} × {per} = {e.amount}" if ja
                         else f"chosen {times} times: {times} × {per} = {e.amount}")
         return ("、".join(bits) + "、") if ja and bits else ("; ".join(bits) + "; ") if bits else ""
+
+    def _why(self, attacker: int, target: int) -> str:
+        """What made a target's damage differ from the chip total (§6 ダメージ): the skills
+        declared in this attack by the attacker or that target that change a crit chip's
+        value or reduce the damage, else a crit chip outside the critical area (RULINGS
+        R14: it counts 0)."""
+        ja = self.lang == "ja"
+        out = []
+        for seat, sid in self._attack.get("skills", ()):
+            if seat not in (attacker, target):
+                continue
+            sk = self.cards.skill(sid)
+            name = f"《{sk.name.ja}》" if ja else sk.name.en
+            if sk.effect.kind == "crit_value" and self._attack.get("crit"):
+                out.append(f"{name}でクリティカル{sk.effect.value}" if ja
+                           else f"{name}'s crit counts {sk.effect.value}")
+            elif sk.effect.kind == "damage_reduction" and seat == target:
+                out.append(f"{name}で-{sk.effect.amount}" if ja else f"{name} -{sk.effect.amount}")
+        if not out and self._attack.get("crit") and not self._attack.get("counter"):
+            out.append("クリティカルエリア外のクリティカルは0" if ja
+                       else "a crit outside the critical area counts 0")
+        return "、".join(out) if ja else ", ".join(out)
 
     def seat(self, i: int) -> str:
         return ui("seat", self.lang, n=i + 1)
@@ -159,9 +191,12 @@ class Describer:
         targets = list(dict.fromkeys(b.target for b in e.bids))
         for t in targets:
             bids = sorted((b for b in e.bids if b.target == t), key=lambda b: -b.value)
+            # one bid ("Seat 3 4 (Ruby Ring)") is never split across lines: a break
+            # between the seat and its value read as another seat's bid ("席3 / 3（…）")
             out.append(f" {self.card(t)}: " + ("、" if self.lang == "ja" else ", ").join(
-                f"{self.seat(b.seat)} {b.value}（{self.card(b.card)}）" if self.lang == "ja"
-                else f"{self.seat(b.seat)} {b.value} ({self.card(b.card)})" for b in bids))
+                (f"{self.seat(b.seat)} {b.value}（{self.card(b.card)}）" if self.lang == "ja"
+                 else f"{self.seat(b.seat)} {b.value} ({self.card(b.card)})").replace(" ", NBSP)
+                for b in bids))
         if not targets:
             out.append(" " + ui("none", self.lang))
         return out

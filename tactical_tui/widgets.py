@@ -61,6 +61,11 @@ class KeyGate:
     (`Enter Down Enter` answers two questions). Keys typed after the screen has shown
     that the seat waits (the waiting view) act on that view at once.
 
+    A key that arrives within `LATE` seconds of the waiting view being drawn still counts
+    as typed before it: over SSH the rest of a burst arrives 50–200 ms after it was typed,
+    and nobody sees the waiting view and answers it that fast (its picture takes as long
+    to travel the other way).
+
     Held keys are dropped if that next question does not come within `KEEP` seconds of
     the answer (the player has seen a waiting screen since, and never the new rows), if
     it is another seat's (hotseat), if the answer is refused, or if another screen
@@ -68,6 +73,7 @@ class KeyGate:
     redraw the gate opens by itself: the keyboard is never dead."""
 
     KEEP = 3.0
+    LATE = 0.4
 
     def __init__(self) -> None:
         self.answered_at: Optional[float] = None     # None: no answer outstanding
@@ -94,7 +100,7 @@ class KeyGate:
         if get_time() - self.answered_at > self.KEEP:
             self.reset()
             return False
-        return self.seen_at is None or typed_at <= self.seen_at
+        return self.seen_at is None or typed_at <= self.seen_at + self.LATE
 
     def withdraw(self) -> bool:
         """The choice made was no answer after all (nothing was sent): the question
@@ -116,8 +122,10 @@ class KeyGate:
         """A screen of `seat` is drawn with the table at `version`, asking a question or
         (not `asked`) showing that the seat waits. True when held keys are to be
         replayed into the question now (the gate is then draining)."""
-        if self.answered_at is None or self.draining or version == self.version:
+        if self.answered_at is None or self.draining or version == self.version or not self.sent:
             return False                 # nothing held, or the answer not applied yet
+            # (not sent: the chosen row's message is still on its way to the table while
+            # another seat's action — an AI's pick in the same draft round — redraws it)
         if not asked:
             if self.seen_at is None:
                 self.seen_at = get_time()

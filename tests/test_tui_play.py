@@ -1,0 +1,163 @@
+"""Found by playing whole games at 80×24 (issue 15 "not done until"): what the screens
+told a player that the game then did otherwise."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as NS
+
+import pytest
+
+from rules.cards import load_cards
+from tactical_tui.i18n import t
+from tactical_tui.screens import BattleScreen, BuildScreen
+
+SHIPPED = load_cards()
+
+
+def _fake(lang: str, equipped: tuple, phase: str = "build"):
+    """The parts of a seat's view that BuildScreen.check_text / BattleScreen.info_text
+    read: a Fairy (Int 5) with `equipped`."""
+    me = NS(material=0, race="fairy", guild="white_wolf", confirmed=False, mana=5,
+            trait_used=False, seat=0)
+    obs = NS(seats=[me], phase=phase, materialized=(), equipped=equipped, race="fairy",
+             pending=NS(kind="build", seats=(0,)), battle=None, seat=0)
+    fake = NS(cards=SHIPPED, lang=lang, seat=0, obs=obs, tr=lambda key, **kw: t(key, lang, **kw))
+    fake.violation_text = lambda v: BuildScreen.violation_text(fake, v)
+    return fake, obs
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_series_card_alone_shows_its_skills_as_not_working(lang):
+    """§5-4 シリーズ効果: Starfall (Stargazer series) equipped alone has no skills in the
+    battle (rules.battle.series_active), so no Starfall attack is offered. The build check
+    listed "Usable skills: Long Range, Meteor Shower" and the battle's build panel
+    "✓Long Range ✓Meteor Shower" all the same; with a second Stargazer card they work."""
+    fake, obs = _fake(lang, ("starfall",))
+    starfall = SHIPPED.card("starfall")
+    names = [sk.name.get(lang) for sk in starfall.skills]
+    check = BuildScreen.check_text(fake, obs).plain
+    usable = next(x for x in check.splitlines() if x.startswith(t("build.skills", lang)))
+    assert not any(n in usable for n in names), usable
+    series = t("build.series_off", lang, card=starfall.name.get(lang),
+               series="星詠み" if lang == "ja" else "Stargazer", have=1)
+    assert series in check
+    info = BattleScreen.info_text(fake).plain
+    row = next(x for x in info.splitlines() if starfall.name.get(lang) in x)
+    assert "✓" not in row and all("✗" + n in row for n in names), row
+
+    fake, obs = _fake(lang, ("starfall", "stargazer_robe#1"))
+    check = BuildScreen.check_text(fake, obs).plain
+    usable = next(x for x in check.splitlines() if x.startswith(t("build.skills", lang)))
+    assert names[0] in usable and t("build.series_off", lang, card="", series="", have=0)[:6] not in check
+    info = BattleScreen.info_text(fake).plain
+    row = next(x for x in info.splitlines() if starfall.name.get(lang) in x)
+    assert "✓" + names[0] in row, row
+
+
+def test_the_top_bar_keeps_whose_decision_and_what_whole(tmp_path, monkeypatch):
+    """The top bar at 80×24 always ends with the whole status: in the build, after this
+    seat confirmed while the AI seats still build, it read "The build  Seat 1(you)  Race:
+    … (r to switch) — Waiting for 3 seats · AI: buil" (in the bidding "… · AI: deciding
+    on" lost "Auction"): the parts before the status give way first."""
+    import asyncio
+    import threading
+
+    from rich.cells import cell_len
+
+    from rules import actions as A
+    from tactical_tui.table import GameTable
+    from test_tui_input import line, quiet, resume_app, until
+
+    seed = 3
+    actions, states = line(seed)
+    k = next(i for i, a in enumerate(actions) if isinstance(a, A.Confirm) and a.seat == 0) + 1
+    assert states[k].phase == "build" and not all(s.confirmed for s in states[k].seats)
+    go = threading.Event()
+    play = GameTable.ai_decide
+
+    def decide(self, seat, obs=None):
+        go.wait(10)                                     # the AI seats are still building
+        return play(self, seat, obs)
+    monkeypatch.setattr(GameTable, "ai_decide", decide)
+
+    for lang in ("en", "ja"):
+        async def run():
+            app = resume_app(tmp_path, seed, k, lang=lang)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await until(pilot, lambda: isinstance(app.screen, BuildScreen) and app.busy, "the build")
+                await pilot.pause(0.2)
+                screen = app.screen
+                status = screen.status()
+                bar = str(screen.query_one("#topbar").render())
+                assert status == t("status.waiting_ai", lang, who=t("status.seats", lang, n=3),
+                                   what=t("doing.build", lang)), status
+                assert bar.rstrip().endswith(status), (bar, status)
+                assert cell_len(bar.strip()) <= 78
+                go.set()
+                await quiet(app, pilot)
+            go.clear()
+        asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_revealed_bid_is_never_split_across_lines(lang):
+    """The bid results (shown in a TextScreen, broken by i18n.Wrapped): a bid — seat,
+    value, card — stays on one line. In Japanese "… 席3 4（ルビーの指輪）、席1 4（乗馬
+    ブーツ）、席3" / "3（星詠みのローブ）" read as if 席3 had bid 3 on nothing."""
+    from rich.text import Text
+
+    from rules import events as E
+    from tactical_tui.i18n import Wrapped, keep_names
+    from tactical_tui.text import Describer
+
+    cards = [c.id for c in SHIPPED.defense]
+    target = SHIPPED.attack[0].id
+    bids = tuple(E.RevealedBid(seat, target, cards[(seat * 7 + k) % len(cards)], 5 - k)
+                 for k in range(2) for seat in range(5))
+    d = Describer(SHIPPED, lang)
+    text = "\n".join(d.bid_table(E.BidsRevealed(1, bids)))
+    for width in range(40, 75):
+        lines = Wrapped(Text(text), keep_names(SHIPPED, lang)).lines(width)   # as TextScreen
+        plain = [x.plain for x in lines]
+        for b in bids:
+            seat = t("seat", lang, n=b.seat + 1)
+            name = SHIPPED.card(b.card).name.get(lang)
+            one = (f"{seat} {b.value}（{name}）" if lang == "ja" else f"{seat} {b.value} ({name})")
+            assert any(one in x.replace("\u00a0", " ") for x in plain), (one, width, plain)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_log_says_why_a_targets_damage_differs_from_the_chip_total(lang):
+    """§6 ダメージ: "Seat 1 takes 4 damage (chips total 3, 4 against this target)" did not
+    say why (played: a crit with Vital Strike counted 3). The note names the skills that
+    changed it — the attacker's crit value, the target's reduction — or a crit chip that
+    counts 0 outside the critical area (RULINGS R14)."""
+    from rules import events as E
+    from tactical_tui.text import Describer
+
+    dagger = SHIPPED.card("dagger")
+    vital = next(s for s in dagger.skills if s.effect.kind == "crit_value")
+    sturdy = SHIPPED.skill("chain_mail_sturdy")
+
+    def attack(skills, chips, damage):
+        d = Describer(SHIPPED, lang)
+        d.describe(E.AttackStarted(0, "dagger", dagger.skills[0].id))
+        d.describe(E.TargetChosen(0, 1))
+        for seat, card, sk in skills:
+            d.describe(E.SkillDeclared(seat, card, sk.id))
+        total = 0
+        for c in chips:
+            total += 2 if c == "crit" else int(c)
+            d.describe(E.ChipDrawn(0, c, total))
+        d.describe(E.DrawEnded(0, "stop", total))
+        return d.describe(E.DamageDealt(0, 1, damage, 6 - damage))
+
+    line = attack([(0, "dagger", vital)], ["crit", "1"], 4)
+    assert vital.name.get(lang) in line and ("クリティカル3" if lang == "ja" else "crit counts 3") in line, line
+    line = attack([(1, "chain_mail#1", sturdy)], ["2", "1"], 2)
+    assert ("《堅牢》で-1のため" if lang == "ja" else "against this target: Sturdy -1") in line, line
+    line = attack([], ["crit", "1"], 1)
+    assert ("クリティカルエリア外" if lang == "ja" else "outside the critical area") in line, line
+    line = attack([(1, "chain_mail#1", sturdy)], ["1"], 1)             # not reduced: no note
+    assert line == (t("seat", lang, n=2) + "に1ダメージ（体力5）" if lang == "ja"
+                    else "Seat 2 takes 1 damage (HP 5)"), line
