@@ -16,11 +16,17 @@ turns its clock off: the results then do not depend on the machine's speed or lo
 MARGIN, Z, ...) sets an attribute of the hard player, for tuning. `--planner` puts the
 hard player's planning alone in its seat (`ai.planner.PlanningPlayer`: draft, bids and
 build by the learned build value, every battle decision the normal player's, no search).
+
+`--log FILE` appends one JSON line per finished game (and per baseline game) and, when
+started again with the same arguments, plays only the games not yet in it: a long run
+that is stopped goes on where it was. The summary is printed from every game in the log
+that belongs to this run (its arguments are recorded in each line).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -95,31 +101,65 @@ def main():
                    help="the planner alone (no battle search) in hard's seat")
     p.add_argument("--baseline", action="store_true",
                    help="also play the same seeds with a normal player in hard's seat")
+    p.add_argument("--log", type=Path, default=None,
+                   help="append each game to this JSON-lines file; skip games already in it")
     args = p.parse_args()
     seats = ("planner" if args.planner else "hard",) + ("normal",) * (args.players - 1)
     tune = tuple((k, float(v)) for k, v in (x.split("=", 1) for x in args.set))
     work = [(lv, args.seed + g, args.budget, args.sims, tune)
             for g, lv in enumerate(rotations(seats, args.games))]
+    # A game is named by what decides it: its seats, seed, clock or cap, and tuning.
+    run = {"budget": args.budget, "sims": args.sims, "tune": [list(t) for t in tune]}
+    jobs = [("main", w, w) for w in work]
+    if args.baseline:
+        jobs += [("baseline", w, (tuple("normal" for _ in w[0]), w[1], w[2], w[3], (),
+                                  w[0].index(seats[0]))) for w in work]
+    done_games = {}
+    if args.log is not None and args.log.exists():
+        for line in args.log.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a stopped run
+            done_games[(rec["kind"], tuple(rec["levels"]), rec["seed"], json.dumps(rec["run"]))] = rec
+
+    def key(kind, w):
+        return (kind, tuple(w[0]), w[1], json.dumps(run))
+
+    todo = [(kind, w, a) for kind, w, a in jobs if key(kind, w) not in done_games]
     t0 = time.perf_counter()
-    wins, searched, every, sims = 0.0, [], [], []
-    done = 0
-    if args.jobs > 1:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            results = pool.map(play, work)
-            for r in results:
-                done += 1
-                wins += r[0]; searched += r[1]; every += r[2]; sims += r[3]
-                print(f"\r{done}/{args.games} games, hard {wins:.1f} wins", end="",
-                      file=sys.stderr, flush=True)
-    else:
-        for w in work:
-            r = play(w)
-            done += 1
-            wins += r[0]; searched += r[1]; every += r[2]; sims += r[3]
-            print(f"\r{done}/{args.games} games, hard {wins:.1f} wins", end="",
-                  file=sys.stderr, flush=True)
+    log = args.log.open("a", encoding="utf-8") if args.log is not None else None
+    done = len(jobs) - len(todo)
+
+    def record(kind, w, r):
+        nonlocal done
+        rec = {"kind": kind, "levels": list(w[0]), "seed": w[1], "run": run,
+               "share": r[0], "searched": r[1], "every": r[2], "sims": r[3]}
+        done_games[key(kind, w)] = rec
+        if log is not None:
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+        done += 1
+        print(f"\r{done}/{len(jobs)} games", end="", file=sys.stderr, flush=True)
+
+    try:
+        if args.jobs > 1:
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                for (kind, w, _), r in zip(todo, pool.map(play, [a for _, _, a in todo])):
+                    record(kind, w, r)
+        else:
+            for kind, w, a in todo:
+                record(kind, w, play(a))
+    finally:
+        if log is not None:
+            log.close()
     print(file=sys.stderr)
     wall = time.perf_counter() - t0
+    mine = [done_games[key("main", w)] for w in work]
+    wins = sum(r["share"] for r in mine)
+    searched = [t for r in mine for t in r["searched"]]
+    every = [t for r in mine for t in r["every"]]
+    sims = [tuple(x) for r in mine for x in r["sims"]]
     n = args.games
     lo, hi = wilson(wins, n)
     limit = args.budget * 1.1
@@ -128,12 +168,12 @@ def main():
           f"{args.seed + n - 1}), "
           + (f"sims {args.sims} (no clock)" if args.sims else f"budget {args.budget:.3f} s")
           + "".join(f", {k}={v:g}" for k, v in tune)
-          + f", jobs {args.jobs}, wall {wall:.0f} s")
+          + f", jobs {args.jobs}, wall {wall:.0f} s"
+          + (f" ({len(jobs) - len(todo)} games from {args.log})" if len(todo) < len(jobs) else ""))
     print(f"{seats[0]} wins {wins:.1f}/{n} = {wins / n:.1%} (95 % CI {lo:.1%}–{hi:.1%}); "
           f"fair share {1 / args.players:.1%}")
     if args.baseline:
-        base = sum(play((tuple("normal" for _ in lv), seed, budget, cap, (), lv.index(seats[0])))[0]
-                   for lv, seed, budget, cap, _ in work)
+        base = sum(done_games[key("baseline", w)]["share"] for w in work)
         blo, bhi = wilson(base, n)
         print(f"baseline: normal in hard's seat, same seeds: {base:.1f}/{n} = {base / n:.1%} "
               f"(95 % CI {blo:.1%}–{bhi:.1%})")
