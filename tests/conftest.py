@@ -24,6 +24,70 @@ from rules.state import BID_ROUNDS, Bid, BiddingState, GameState, Phase
 TEST_CARDS_PATH = Path(__file__).resolve().parent / "data" / "test_cards.toml"
 
 
+# The longest tests (by `--durations`, 2 cores under load), slowest first. They start
+# the run, shared out among the xdist workers (pytest_collection_modifyitems below), so a
+# worker is never left alone with one of them at the end while the others are done (the
+# suite's wall time was its sum / 2 plus such a tail). A test missing from this list just
+# keeps its place; nothing else depends on the list.
+SLOW_FIRST = (
+    "tests/test_tui_table.py::test_hotseat_keeps_every_seats_hints_details_and_log_at_home",
+    "tests/test_planner.py::test_planner_bids_for_a_usable_weapon",
+    "tests/test_planner.py::test_planners_at_one_table_do_not_tie_each_other_out",
+    "tests/test_random_play_part1.py::test_random_play_part1_invariants",
+    "tests/test_safe_text.py::test_app_shows_hostile_card_names_on_every_screen",
+    "tests/test_no_color.py::test_no_color_keeps_every_marker",
+    "tests/test_tui.py::test_play_complete_games_by_keyboard",
+    "tests/test_tui_table.py::test_the_battle_screen_follows_the_ai_seats_before_the_next_prompt",
+    "tests/test_tui.py::test_quick_game_in_japanese",
+    "tests/test_tui_snapshots.py::test_screen_snapshot",
+    "tests/test_tui.py::test_no_screen_shows_another_seats_secrets",
+    "tests/test_sessions.py::test_two_windows_on_one_save_folder_lose_no_game",
+    "tests/test_net_join.py::test_two_clients_play_through_the_lobby_and_the_game_screens",
+    "tests/test_tui_table.py::test_undo_is_refused_after_a_chip_draw_and_says_why",
+    "tests/test_tui.py::test_hotseat_hands_over_between_human_seats",
+    "tests/test_planner.py::test_planner_honesty_before_the_battle",
+    "tests/test_tui_layout.py::test_screens_at_80x24",
+    "tests/test_battle_random.py::test_6_random_games_keep_the_battle_invariants",
+    "tests/test_ai_hard.py::test_hard_finishes_games",
+    "tests/test_planner.py::test_planned_build_is_the_models_best",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Start each xdist worker on its share of the SLOW_FIRST tests.
+
+    xdist's worksteal scheduler first hands worker k the k-th contiguous slice of the
+    collection (sizes as its `check_schedule` computes them) and later moves tests from
+    the end of a long queue to an idle worker. So the slow tests are dealt out in snake
+    order (0, 1, 1, 0, 0, ...) and each goes to the front of its worker's slice: every
+    worker begins with a fair part of the long work, and the short tests fill in at the
+    end. Without xdist the slow tests simply come first. Every worker computes the same
+    order from the same collection, as xdist requires."""
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    slow = sorted((it for it in items if it.nodeid.split("[", 1)[0] in rank),
+                  key=lambda it: rank[it.nodeid.split("[", 1)[0]])
+    if not slow:
+        return
+    chosen = {id(it) for it in slow}
+    rest = [it for it in items if id(it) not in chosen]
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if workers <= 1:
+        items[:] = slow + rest
+        return
+    buckets: list[list] = [[] for _ in range(workers)]
+    for i, it in enumerate(slow):
+        lap, k = divmod(i, workers)
+        buckets[k if lap % 2 == 0 else workers - 1 - k].append(it)
+    order, left = [], len(items)
+    for k, bucket in enumerate(buckets):
+        size = left // (workers - k)            # as worksteal's first check_schedule
+        take = max(0, size - len(bucket))
+        order += bucket + rest[:take]
+        rest = rest[take:]
+        left -= size
+    items[:] = order + rest
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _card_cache_folder(tmp_path_factory):
     """The card-data cache of the app (tactical_tui/cardcache.py) in a folder of the test
