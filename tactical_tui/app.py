@@ -47,6 +47,16 @@ def result_events() -> tuple:
     return (E.BidsRevealed, E.BuildRevealed)
 
 
+def _row_id(screen, selector: str) -> Optional[str]:
+    """The option id under the cursor of a screen's menu, or None."""
+    try:
+        menu = screen.query_one(selector)
+    except Exception:
+        return None
+    i = menu.highlighted
+    return menu.get_option_at_index(i).id if i is not None and i < menu.option_count else None
+
+
 class TacticalApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "TACTICAL"
@@ -274,6 +284,8 @@ class TacticalApp(App):
                          done)
 
     def set_lang(self, lang: str) -> None:
+        """The app's language; the title, setup and lobby screens are made anew in it
+        (the title and setup screens on the row their cursor was on)."""
         self.lang = lang
         from .commands import localize_palette_key
         localize_palette_key(self)
@@ -282,9 +294,12 @@ class TacticalApp(App):
             new = localized(SetupScreen, lang)()
             new.players, new.seats, new.first_game, new.seed, new.delay = \
                 old.players, old.seats, old.first_game, old.seed, old.delay
+            new.start_row = _row_id(old, "#form")       # the cursor stays on its row
             self.switch_screen(new)
         elif isinstance(self.screen, TitleScreen):
-            self.switch_screen(localized(TitleScreen, lang)())
+            new = localized(TitleScreen, lang)()
+            new.start_row = _row_id(self.screen, "#menu")
+            self.switch_screen(new)
         elif self.session is not None:           # `tactical join`: the lobby, anew
             from .lobby import LobbyScreen
             if isinstance(self.screen, LobbyScreen):
