@@ -47,6 +47,16 @@ def result_events() -> tuple:
     return (E.BidsRevealed, E.BuildRevealed)
 
 
+def _row_id(screen, selector: str) -> Optional[str]:
+    """The option id under the cursor of a screen's menu, or None."""
+    try:
+        menu = screen.query_one(selector)
+    except Exception:
+        return None
+    i = menu.highlighted
+    return menu.get_option_at_index(i).id if i is not None and i < menu.option_count else None
+
+
 class TacticalApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "TACTICAL"
@@ -73,9 +83,6 @@ class TacticalApp(App):
         self._phase: Optional[str] = None
         self._quick = quick
         self._seed = seed
-        self._results: list[LogEntry] = []   # a bid or build reveal being collected
-        self._collecting = False
-        self._results_ready = False
         self._prompted = None                # (seat, asked_at) of the dialog last asked
         self._sync_queued = False
 
@@ -274,6 +281,8 @@ class TacticalApp(App):
                          done)
 
     def set_lang(self, lang: str) -> None:
+        """The app's language; the title, setup and lobby screens are made anew in it
+        (the title and setup screens on the row their cursor was on)."""
         self.lang = lang
         from .commands import localize_palette_key
         localize_palette_key(self)
@@ -282,9 +291,12 @@ class TacticalApp(App):
             new = localized(SetupScreen, lang)()
             new.players, new.seats, new.first_game, new.seed, new.delay = \
                 old.players, old.seats, old.first_game, old.seed, old.delay
+            new.start_row = _row_id(old, "#form")       # the cursor stays on its row
             self.switch_screen(new)
         elif isinstance(self.screen, TitleScreen):
-            self.switch_screen(localized(TitleScreen, lang)())
+            new = localized(TitleScreen, lang)()
+            new.start_row = _row_id(self.screen, "#menu")
+            self.switch_screen(new)
         elif self.session is not None:           # `tactical join`: the lobby, anew
             from .lobby import LobbyScreen
             if isinstance(self.screen, LobbyScreen):
@@ -373,7 +385,6 @@ class TacticalApp(App):
         self.viewer = seats[0]
         self.feeds = {}
         self._phase = None
-        self._results, self._collecting, self._results_ready = [], False, False
         self._prompted = None
         for seat in seats:
             self.feeds[seat] = SeatFeed(seat)
@@ -438,8 +449,7 @@ class TacticalApp(App):
             return
         self.feeds[seat].take(update)
         self.log_book(seat)                  # the log screen's lines, described as they come
-        if seat == min(self.feeds):
-            self._collect(update)
+        self._collect(seat, update)
         self._check_save()
         if not self._sync_queued:
             self._sync_queued = True
@@ -448,23 +458,14 @@ class TacticalApp(App):
             except RuntimeError:             # the app is gone
                 self._sync_queued = False
 
-    def _collect(self, update) -> None:
-        """A bid or build reveal, from its first event to the end of its resolution: the
-        walk-through dialog shows it once collected (a game of AI seats only is watched
-        without stops). The table does not wait for it."""
-        if update.reset:
-            self._results, self._collecting, self._results_ready = [], False, False
-            return
+    def _collect(self, seat: int, update) -> None:
+        """A bid or build reveal as `seat`'s view received it, from its first event to
+        the end of its resolution: the walk-through dialog shows it to that seat once
+        collected — at once to the seat on screen, after the hand-over to each other
+        human seat (hotseat: everyone sees the public results, each from its own log). A
+        game of AI seats only is watched without stops. The table does not wait for it."""
         humans = self.live.game.humans if self.live.game is not None else self.live.has_humans
-        if humans and any(isinstance(e.event, result_events()) for e in update.entries):
-            self._collecting = True
-        if self._collecting:
-            self._results.extend(update.entries)
-            obs = update.observation
-            if obs.phase not in ("bidding", "reveal") or \
-                    (obs.phase == "bidding" and update.turn.kind == "bid"):
-                self._collecting = False
-                self._results_ready = True
+        self.feeds[seat].collect(update, result_events(), bool(humans))
 
     def _sync(self) -> None:
         """Show what the table is at: the reveal walk-through when one is collected, the
@@ -483,9 +484,9 @@ class TacticalApp(App):
             if update is not None and update.observation.phase == scr.phase:
                 scr.show(update)
             return
-        if self._results_ready:
-            entries, self._results, self._results_ready = self._results, [], False
-            self.show_results(entries)
+        feed = self.feeds.get(self.viewer)
+        if feed is not None and feed.results:
+            self.show_results(feed.results.pop(0))
             return
         update = self.feeds[self.viewer].latest
         if update is None:                   # a server's table: its first update is coming

@@ -165,7 +165,8 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     bots = [RandomPlayer(seed * 31 + i) for i in range(players)]
     while True:
         for e in events:
-            print(plain(describe.describe(e)), file=out)
+            if line := describe.describe(e):
+                print(plain(line), file=out)
         legal = legal_actions(state)
         if not legal:
             break

@@ -13,6 +13,18 @@ from .safe import plain
 from .widgets import BaseScreen, QuestionList
 
 
+def start_on_row(screen, menu: QuestionList) -> None:
+    """A menu screen made anew for another language (App.set_lang) starts on the row it
+    was on (`screen.start_row`, an option id), not on the top row; once."""
+    row = getattr(screen, "start_row", None)
+    if row is None:
+        return
+    screen.start_row = None
+    at = next((i for i in range(menu.option_count) if menu.get_option_at_index(i).id == row), None)
+    if at is not None:
+        menu.highlighted = at
+
+
 class TitleScreen(BaseScreen):
     KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True)]
     ITEMS = ("quick", "new", "continue", "howto", "rules", "lang", "quit")
@@ -30,6 +42,7 @@ class TitleScreen(BaseScreen):
             "\n  T A C T I C A L\n\n  " + self.tr("title.tagline") + "\n", style="bold"))
         menu = self.query_one("#menu", QuestionList)
         menu.show("title", [Option(self.tr("title." + k), id=k) for k in self.ITEMS])
+        start_on_row(self, menu)
         menu.focus()
 
     def action_noop(self) -> None:
@@ -163,6 +176,7 @@ class SetupScreen(BaseScreen):
         self.query_one("#setup-title", Static).update(self.tr("setup.title"))
         form = self.query_one("#form", QuestionList)
         form.show("setup", [Option(text, id=key) for key, text in self.rows()])   # keeps the row
+        start_on_row(self, form)
         form.focus()
 
     def action_change(self, step: int) -> None:

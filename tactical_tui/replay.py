@@ -152,7 +152,7 @@ class ReplayScreen(Guarded, Screen):
         events = list(self.events0)
         for _, _, ev in self.steps[:self.k]:
             events.extend(ev)
-        shown = [d.describe(e) for e in events]    # in order: an attack explains its damage
+        shown = [line for line in map(d.describe, events) if line]   # in order: an attack explains its damage
         for line in shown[-200:]:
             log.write(Wrapped(as_text(line), keep))
 

@@ -202,6 +202,7 @@ class Describer:
         return out
 
     def describe(self, e: E.Event) -> str:
+        """`e` as a log line; "" for an event that says nothing (0 mana paid)."""
         self._follow(e)
         fn = _FORMATS.get(type(e))
         if fn is None:
@@ -333,9 +334,9 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
     E.TraitUsed: (
         lambda d, e: f"{d.seat(e.seat)}がギルド特性《{d.skill(e.skill)}》（{d.guild(e.guild)}）を使用（ゲーム中1回: 使用済み）",
         lambda d, e: f"{d.seat(e.seat)} uses the guild trait {d.skill(e.skill)} of {d.guild(e.guild)} (once per game: now used)"),
-    E.ManaPaid: (
-        lambda d, e: f"{d.seat(e.seat)}が魔力{e.amount}を消費（残り{e.mana}）",
-        lambda d, e: f"{d.seat(e.seat)} pays {e.amount} mana ({e.mana} left)"),
+    E.ManaPaid: (          # nothing paid (no skill, or one reduced to 0): no line
+        lambda d, e: f"{d.seat(e.seat)}が魔力{e.amount}を消費（残り{e.mana}）" if e.amount else "",
+        lambda d, e: f"{d.seat(e.seat)} pays {e.amount} mana ({e.mana} left)" if e.amount else ""),
     E.TargetChosen: (
         lambda d, e: f"ターゲット: {d.seat(e.target)}" + (f"（{d.chosen(e)}回目）" if d.chosen(e) > 1 else ""),
         lambda d, e: f"Target: {d.seat(e.target)}" + (f" (chosen {d.chosen(e)} times)" if d.chosen(e) > 1 else "")),

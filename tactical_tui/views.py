@@ -20,6 +20,8 @@ class SeatFeed:
         self.since: list = []               # events since the last recap
         self.recapped: Optional[int] = None  # asked_at of the question last recapped
         self.book = None                    # logview.LogBook: the log screen's lines (the app's)
+        self.reveal: Optional[list] = None  # a bid or build reveal being collected …
+        self.results: list[list] = []       # … and those collected, not yet shown
 
     def take(self, update) -> None:
         self.latest = update
@@ -30,6 +32,23 @@ class SeatFeed:
         else:
             self.log.extend(update.entries)
             self.since.extend(e.event for e in update.entries if e.event is not None)
+
+    def collect(self, update, kinds: tuple, watch: bool = True) -> None:
+        """A reveal (an event of `kinds`) and its resolution, as this seat received it,
+        up to the next bid or out of the bidding and reveal phases; then it waits in
+        `results` for the seat's view. An undo (`reset`) drops one being collected."""
+        if update.reset:
+            self.reveal = None
+            return
+        if self.reveal is None and watch and any(isinstance(e.event, kinds) for e in update.entries):
+            self.reveal = []
+        if self.reveal is not None:
+            self.reveal.extend(update.entries)
+            obs = update.observation
+            if obs.phase not in ("bidding", "reveal") or \
+                    (obs.phase == "bidding" and update.turn.kind == "bid"):
+                self.results.append(self.reveal)
+                self.reveal = None
 
     def asked(self) -> bool:
         """This seat (a human) must decide now."""

@@ -96,3 +96,38 @@ def test_no_color_keeps_every_marker(monkeypatch, theme):
         assert found.get(marker), (marker, found)
     # the knock-out and the critical target depend on the game; with this seed both come
     assert found.get("out") and found.get("★"), found
+
+
+def _lum(c) -> int:
+    return sum(c.triplet) // 3 if c is not None and c.triplet is not None else -1
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_no_color_cursor_row_is_reversed(monkeypatch, theme):
+    """NO_COLOR=1: the cursor row of a focused list is reversed — its background the
+    other rows' text colour, its text their background — not a grey tint of the same
+    side (it was light grey on mid grey, the same darkness as the rows around it). In a
+    list without the focus (the bid screen's other list) it is underlined."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    from tactical_tui.app import TacticalApp
+    app = TacticalApp(lang="en", ai_delay=0.0, seed=8, autosave=False,
+                      store=Store(Settings(theme=theme)))
+
+    def row(rows, text):
+        return next(s for segs in rows for s in segs if s.text.startswith(text))
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.1)
+            rows = _filtered_rows(app)
+            cur, other = row(rows, "Quick game"), row(rows, "New game")
+            assert _lum(cur.style.bgcolor) >= 0 and _lum(other.style.bgcolor) >= 0
+            # the cursor row's background is on the other side of grey from the rest …
+            assert (_lum(cur.style.bgcolor) > 128) != (_lum(other.style.bgcolor) > 128), (cur, other)
+            # … and its text stands out from it as much as the other rows' text does
+            assert abs(_lum(cur.style.color) - _lum(cur.style.bgcolor)) > 120, cur
+            await pilot.press("down")
+            await pilot.pause(0.05)
+            rows = _filtered_rows(app)
+            assert _lum(row(rows, "New game").style.bgcolor) == _lum(cur.style.bgcolor)
+    asyncio.run(run())

@@ -208,3 +208,27 @@ def test_command_line_overrides_the_settings(tmp_path, monkeypatch):
     assert cli.main([]) == 0
     assert (made[0]["lang"], made[0]["ai_delay"]) == ("en", 0.2)
     assert (made[1]["lang"], made[1]["ai_delay"]) == ("ja", 2.0)
+
+
+@pytest.mark.parametrize("where", ["title", "setup"])
+def test_language_change_keeps_the_cursor_row(tmp_path, where):
+    """Changing the language on the title or the setup screen remakes the screen in the
+    other language; its cursor stays on the language row (it went back to the top)."""
+    app = _app(Store.from_file(tmp_path / "settings.toml"), lang="en")
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            if where == "setup":
+                await pilot.press("down", "enter")
+                await pilot.pause(0.05)
+            menu = app.screen.query_one("#form" if where == "setup" else "#menu")
+            ids = [menu.get_option_at_index(i).id for i in range(menu.option_count)]
+            menu.highlighted = ids.index("lang")
+            await pilot.press("right" if where == "setup" else "enter")
+            await pilot.pause(0.1)
+            assert app.lang == "ja"
+            menu = app.screen.query_one("#form" if where == "setup" else "#menu")
+            assert menu.get_option_at_index(menu.highlighted).id == "lang"
+            await pilot.press("down")
+            assert menu.get_option_at_index(menu.highlighted).id == ids[ids.index("lang") + 1]
+    asyncio.run(run())

@@ -161,3 +161,17 @@ def test_the_log_says_why_a_targets_damage_differs_from_the_chip_total(lang):
     line = attack([(1, "chain_mail#1", sturdy)], ["1"], 1)             # not reduced: no note
     assert line == (t("seat", lang, n=2) + "に1ダメージ（体力5）" if lang == "ja"
                     else "Seat 2 takes 1 damage (HP 5)"), line
+
+
+@pytest.mark.parametrize("lang, paid, nothing", [
+    ("en", "Seat 1 pays 2 mana (3 left)", "pays 0 mana"),
+    ("ja", "席1が魔力2を消費（残り3）", "魔力0を消費")])
+def test_the_log_says_mana_paid_only_when_some_is(lang, paid, nothing):
+    """An attack without a mana skill (ManaPaid of 0, §6 アタック 3) gives no log line —
+    the battle log said "pays 0 mana" on every attack; a payment of 2 is told."""
+    from rules.events import ManaPaid
+    from tactical_tui.text import Describer
+    d = Describer(SHIPPED, lang)
+    assert d.describe(ManaPaid(0, 2, 3)) == paid
+    assert d.describe(ManaPaid(0, 0, 5)) == ""
+    assert nothing not in d.describe(ManaPaid(0, 0, 5))

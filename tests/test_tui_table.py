@@ -12,6 +12,7 @@ import pytest
 from rules import actions as A
 from tactical_tui.app import TacticalApp
 from tactical_tui.screens import BattleScreen, BuildScreen, GameOverScreen
+from tactical_tui.widgets import TextScreen
 from tui_app import dialog_open, human_turn, screen_text, settle
 
 
@@ -134,8 +135,15 @@ def test_hotseat_keeps_every_seats_hints_details_and_log_at_home(lang):
                     assert HINT[lang] not in text and not app._notifications, text
                     await settle(app, pilot, "enter")
                     await pilot.pause(0.05)
-                    # the next seat's own view: nothing of the others
                     me = app.viewer
+                    while isinstance(app.screen, TextScreen):   # this seat's bid results
+                        text = screen_text(app)
+                        assert HINT[lang] not in text
+                        for line in _secret_lines(app, me):
+                            assert _flat(line) not in _flat(text), line
+                        await settle(app, pilot, "enter")
+                        await pilot.pause(0.05)
+                    # the next seat's own view: nothing of the others
                     text = screen_text(app)
                     log = _log_text(app.screen)
                     assert HINT[lang] not in text
@@ -239,4 +247,38 @@ def test_undo_takes_a_misclick_back(lang, words):
             await pilot.pause(0.1)
             race_none = {"en": "Race: none", "ja": "種族: 未選択"}[lang]
             assert race_none in str(app.screen.query_one("#topbar").render())
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_hotseat_every_human_seat_sees_the_bid_results(lang):
+    """Hotseat, three humans: the bid results (public, §5-3) of each round are shown to
+    every human seat — to the seat on screen at once, to each other seat after its
+    hand-over — each from that seat's own log: no private line of another seat."""
+    title = {"en": "Bid results", "ja": "入札結果"}[lang]
+    head = {"en": "Bids of round 1:", "ja": "第1入札ラウンドの入札:"}[lang]
+
+    async def run():
+        app = _app(lang, 17, seats=("human", "human", "human"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            seen: dict[int, list[str]] = {0: [], 1: [], 2: []}
+            for _ in range(3000):
+                await pilot.pause(0.005)
+                if app.table.state.phase == "build":
+                    break
+                scr = app.screen
+                if isinstance(scr, TextScreen) and scr.title_text == title:
+                    text = screen_text(app)
+                    seen[app.viewer].append(text)
+                    for line in _secret_lines(app, app.viewer):
+                        assert _flat(line) not in _flat(text), line
+                    await settle(app, pilot, "enter")
+                elif dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    await settle(app, pilot, "H")
+            assert app.table.state.phase == "build"
+            for seat, texts in seen.items():
+                assert any(head in t for t in texts), (seat, [len(v) for v in seen.values()])
+                assert len(texts) >= 2, (seat, [len(v) for v in seen.values()])
     asyncio.run(run())
