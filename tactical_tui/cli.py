@@ -119,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--ssh-idle", type=float, default=30.0, metavar="MINUTES",
                    help="SSH front door: close a session after this long without a key "
                         "(0: never; default 30)")
+    h.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang",
+                   help="ja or en: the host's own messages (players choose theirs)")
     return p
 
 
@@ -252,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
         if args.command == "host":
             from .net.server import host_cli
-            return host_cli(args, lang)
+            return host_cli(args, args.sub_lang or lang)
         if args.command == "replay":
             lang = args.sub_lang or lang
         if args.command == "replay" and args.export is not None:

@@ -715,3 +715,19 @@ def test_stopping_says_bye_and_keeps_every_table(tmp_path):
         finally:
             await again.stop()
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_host_takes_lang_before_or_after_the_sub_command(tmp_path, capsys, where):
+    """`tactical --lang ja host` and `tactical host --lang ja` (as `join` takes it) both
+    speak Japanese: here the message of a folder another host already serves."""
+    from tactical_tui.cli import main
+    busy = Server(tmp_path)
+    busy.lock_folder()
+    args = ["host", "--dir", str(tmp_path), "--port", "0", "--workers", "0"]
+    args = (["--lang", "ja"] + args) if where == "before" else (args + ["--lang", "ja"])
+    try:
+        assert main(args) == 2
+    finally:
+        busy._lock.close()
+    assert f"別の tactical host が {tmp_path} を使っています" in capsys.readouterr().err
