@@ -624,10 +624,12 @@ def test_seat_tokens_are_kept_per_server_and_name(tmp_path):
     assert store.get("h:1", "alice") == {"t2": {"seat": 1, "token": "tok-2"}}
 
 
-def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path):
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
     """Carol (a raw client) drops; after the table's grace the takeover AI plays her
-    seat: Bob is told, and his phase screens label the seat as an AI seat (`·AI`) while
-    it lasts; Carol reclaims it with her token and it is a human seat again."""
+    seat: Bob is told, his phase screens label the seat as an AI seat (`·AI`) with her
+    name while it lasts, and his log says each step (dropped, the AI plays it, back);
+    Carol reclaims it with her token and it is a human seat again."""
     async def run():
         async with Host(tmp_path) as host:
             carol = C.Client(host.host, host.port, "carol", "en")
@@ -636,21 +638,34 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path):
                                                         {"kind": "ai", "level": "random"}],
                                        first_game=True, private=False, clock=None, grace=0.2)
             seat = await carol.request("join", table=made["table"], seat=0)
-            bob = _client_app(host, "bob")
+            bob = _client_app(host, "bob", lang)
             async with bob.run_test(size=(80, 24)) as pb:
                 await _until_app(pb, lambda: _lobby_ready(bob) and bob.session.tables)
                 shown = _said(bob)
                 await pb.press("j")
                 await _until_app(pb, lambda: _in_game(bob))
                 assert bob.feeds[1].latest.seats[0] == "human"
+                assert bob.screen.seat_name(0) == ("Seat 1 carol" if lang == "en" else "席1 carol")
                 await carol.close()
                 await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "ai_takeover")
-                assert "Seat 1: carol (AI takeover)" in shown
-                await _until_app(pb, lambda: bob.screen.seat_name(0) == "Seat 1·AI")   # redrawn
+                assert ("Seat 1: carol (AI takeover)" if lang == "en" else "席1: carol（AIが代行中）") in shown
+                await _until_app(pb, lambda: bob.screen.seat_name(0) ==
+                                 ("Seat 1 carol·AI" if lang == "en" else "席1 carol·AI"))   # redrawn
                 back = C.Client(host.host, host.port, "carol", "en")
                 await back.start()
                 await back.request("join", table=made["table"], seat=0, token=seat["token"])
                 await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "human")
+                await _until_app(pb, lambda: (
+                    "* Seat 1 (carol) is back" if lang == "en" else "* 席1（carol）が戻りました")
+                    in screen_text(bob))
+                log = [e.chat for e in bob.feeds[1].log if getattr(e, "chat", None)]
+                assert log == ([
+                    "* Seat 1 (carol) lost the connection; the AI plays it if they are not back soon",
+                    "* The AI plays Seat 1 (carol) until they come back",
+                    "* Seat 1 (carol) is back"] if lang == "en" else [
+                    "* 席1（carol）の接続が切れました。戻らなければAIが代行します",
+                    "* 席1（carol）をAIが代行します（戻るまで）",
+                    "* 席1（carol）が戻りました"])
                 await back.close()
     asyncio.run(run())
 
@@ -703,4 +718,64 @@ def test_the_lobby_follows_a_change_of_language(tmp_path):
                 switch_language(app)
                 await _until_app(pilot, lambda: "ロビー" in screen_text(app))
                 assert isinstance(app.screen, LobbyScreen) and "c 作成" in screen_text(app)
+    asyncio.run(run())
+
+
+def test_chat_and_seat_lines_stay_in_the_log_after_a_reconnect(tmp_path, monkeypatch):
+    """A chat line and a seat's change in Alice's log strip; the server drops her
+    connection and she reconnects (the whole log comes again): both lines are still in
+    her log, at their places, and on screen."""
+    monkeypatch.setattr(C, "backoff", lambda: iter([0.2] * 100))
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice")
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                table = alice.live.table
+                raw = C.Client(host.host, host.port, "dave", "en")
+                await raw.start()
+                await raw.request("join", table=table, seat=None)
+                await raw.request("chat", table=table, text="hello table")
+                await _until_app(pa, lambda: "» dave: hello table" in screen_text(alice))
+                assert "* dave sits down at Seat 2" in screen_text(alice)
+                before = [getattr(e, "chat", None) for e in alice.feeds[0].log]
+                first = host.connection("alice")
+                first.close(abort=True)
+                await _until_app(pa, lambda: host.table.slots[0].conn not in (None, first))
+                await _until_app(pa, lambda: alice.feeds[0].epoch > 1 and not alice.screen.query(NetBanner))
+                assert [getattr(e, "chat", None) for e in alice.feeds[0].log] == before
+                await _until_app(pa, lambda: "» dave: hello table" in screen_text(alice))
+                assert "* dave sits down at Seat 2" in screen_text(alice)
+                await raw.close()
+    asyncio.run(run())
+
+
+def test_the_takeover_ai_deciding_counts_as_an_ai_seat_in_the_turn():
+    """A seat the takeover AI plays, asked to decide: the Turn of the update the view
+    gets names it among the AI seats, thinking (the status line: "Waiting for Seat 2 ·
+    AI"); once the seat is its player's again the Turn is the server's as it was."""
+    async def run():
+        live, session, client = _wired(5, seats=("human", "human", "normal", "normal"))
+        remote = session.remote("1", 0)
+        got = []
+        remote.subscribe(0, got.append)
+        infos = [{"seat": i, "kind": "human", "name": n, "level": None, "status": "connected"}
+                 for i, n in enumerate(["ann", "ben", "cy", "di"])]
+        remote.seats_changed(list(infos))
+        live.start()
+        for _ in range(200):
+            if got:
+                break
+            await asyncio.sleep(0.01)
+        assert got and 1 in got[-1].turn.seats and 1 not in got[-1].turn.ai   # the draft: all pick
+        infos[1] = {**infos[1], "status": "ai_takeover"}
+        remote.seats_changed(list(infos))
+        turn = got[-1].turn
+        assert got[-1].seats[1] == "ai_takeover" and 1 in turn.ai and turn.thinking is not None
+        infos[1] = {**infos[1], "status": "connected"}
+        remote.seats_changed(list(infos))
+        assert got[-1].seats[1] == "human" and 1 not in got[-1].turn.ai
+        assert remote.player_names == {0: "ann", 1: "ben", 2: "cy", 3: "di"}
+        live.close()
     asyncio.run(run())
