@@ -209,10 +209,15 @@ def _print_exit_line(app) -> None:
     table, seat = getattr(app, "exit_seat", (None, None))
     session = getattr(app, "session", None)
     if session is not None and isinstance(seat, int) and table in session.saved_seats():
+        import os
         import shlex
         from .i18n import t
-        line = t("join.exit_line", app.lang, table=table, address=session.address,
-                 name=shlex.quote(session.client.name))
+        if os.environ.get("TACTICAL_SSH_BACK"):      # through the SSH front door: ssh again
+            line = t("join.exit_line_ssh", app.lang, table=table,
+                     command=os.environ["TACTICAL_SSH_BACK"])
+        else:
+            line = t("join.exit_line", app.lang, table=table, address=session.address,
+                     name=shlex.quote(session.client.name))
     if line:
         try:
             print(plain(line))

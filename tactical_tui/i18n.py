@@ -423,6 +423,8 @@ TUI: dict[str, dict[str, str]] = {
                         "tactical join again with the same name takes you back to your seat."},
     "join.exit_line": {"ja": "テーブル {table} の席はあなたのままです。戻るには: tactical join {address} --name {name}",
                        "en": "Your seat at table {table} is kept. Back to it with: tactical join {address} --name {name}"},
+    "join.exit_line_ssh": {"ja": "テーブル {table} の席はあなたのままです。戻るには、もう一度ログインします: {command}",
+                           "en": "Your seat at table {table} is kept. Back to it: log in again with {command}"},
     "join.seat_who": {"ja": "{who}（{state}）", "en": "{who} ({state})"},
     "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
     "key.undo": {"ja": "戻す", "en": "Undo"},
@@ -473,6 +475,13 @@ TUI: dict[str, dict[str, str]] = {
     "net.bye.idle": {"ja": "応答がないため切断されました", "en": "Disconnected: idle"},
     "net.bye.replaced": {"ja": "別の接続がこの席を引き継ぎました",
                          "en": "Another connection took this seat over"},
+    "net.quit.seat": {"ja": "テーブルを離れますか？ {seat}はあなたのままです。戻るには{how}。"
+                            "戻るまでの間、少し経つとAIが代わりにプレイします。",
+                      "en": "Leave the table? {seat} stays yours: to come back, {how}. Until then, "
+                            "after a short while, the AI plays it for you."},
+    "net.quit.over": {"ja": "終了しますか？（このゲームは終わっています）", "en": "Quit? (This game is over.)"},
+    "net.how.ssh": {"ja": "もう一度ログインします（{command}）", "en": "log in again ({command})"},
+    "net.how.join": {"ja": "{command} を実行します", "en": "run {command}"},
     "net.seat.dropped": {"ja": "* {seat}（{who}）の接続が切れました。戻らなければAIが代行します",
                          "en": "* {seat} ({who}) lost the connection; the AI plays it if they are not back soon"},
     "net.seat.takeover": {"ja": "* {seat}（{who}）をAIが代行します（戻るまで）",

@@ -301,6 +301,36 @@ def seat_note(was: dict, now: dict, lang: str) -> Optional[str]:
     return None
 
 
+def back_command(app) -> tuple[str, str]:
+    """How this player gets back to a seat after leaving: ("ssh", "ssh -p 2222
+    bob@host") through the SSH front door (sshdoor.back_command, TACTICAL_SSH_BACK),
+    else ("join", "tactical join HOST:PORT --name bob")."""
+    import os
+    import shlex
+    via_ssh = os.environ.get("TACTICAL_SSH_BACK")
+    if via_ssh:
+        return "ssh", plain(via_ssh)
+    session = app.session
+    return "join", plain(f"tactical join {session.address} --name {shlex.quote(session.client.name)}")
+
+
+def quit_question(app) -> str:
+    """The quit dialog at a server's table: what is true of a remote seat — it stays
+    the player's, how to come back, the AI plays it meanwhile (after the table's grace);
+    nothing is saved here (the host keeps the game)."""
+    live = app.live
+    seat = getattr(live, "seat", None)
+    latest = getattr(live, "latest", None)
+    if latest is not None and latest.over:
+        return t("net.quit.over", app.lang)
+    if not isinstance(seat, int):
+        from .exitline import tx
+        return tx("ask.plain", app.lang)
+    kind, command = back_command(app)
+    return t("net.quit.seat", app.lang, seat=t("seat", app.lang, n=seat + 1),
+             how=t("net.how." + kind, app.lang, command=command))
+
+
 def _bye(app, code: str) -> None:
     app._net_bye = code
 

@@ -395,7 +395,10 @@ def _lobby_ready(app) -> bool:
 
 
 def _in_game(app) -> bool:
-    return isinstance(app.screen, GameScreen) and app.screen.latest is not None
+    """A phase screen is up and mounted (a test that ends the app while the screen is
+    still mounting would see it torn down half-drawn)."""
+    return isinstance(app.screen, GameScreen) and app.screen.latest is not None \
+        and app.screen._ready
 
 
 async def _create_and_sit(app, pilot) -> None:
@@ -593,6 +596,13 @@ def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeyp
                 _print_exit_line(first)
             assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it with: "
                                       f"tactical join 127.0.0.1:{host.port} --name alice\n")
+            monkeypatch.setenv("TACTICAL_SSH_BACK", "ssh -p 2222 alice@10.0.0.5")   # the SSH door's
+            out = io.StringIO()
+            with redirect_stdout(out):
+                _print_exit_line(first)
+            assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it: "
+                                      "log in again with ssh -p 2222 alice@10.0.0.5\n")
+            monkeypatch.delenv("TACTICAL_SSH_BACK")
             again = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
             async with again.run_test(size=(80, 24)) as pilot:
                 await _until_app(pilot, lambda: _in_game(again))
@@ -778,4 +788,34 @@ def test_the_takeover_ai_deciding_counts_as_an_ai_seat_in_the_turn():
         assert got[-1].seats[1] == "human" and 1 not in got[-1].turn.ai
         assert remote.player_names == {0: "ann", 1: "ben", 2: "cy", 3: "di"}
         live.close()
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, ssh, words", [
+    ("en", None, "Leave the table? Seat 1 stays yours: to come back, run tactical join "
+                 "127.0.0.1:{port} --name alice. Until then, after a short while, the AI plays it"),
+    ("en", "ssh -p 2222 alice@10.0.0.5", "to come back, log in again (ssh -p 2222 alice@10.0.0.5)"),
+    ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします"
+                                        "（ssh -p 2222 alice@10.0.0.5）。"),
+])
+def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatch, lang, ssh, words):
+    """Ctrl+C at a server's table: not the local game's "it is saved, Continue…" — the
+    seat stays the player's, how to come back (ssh again through the SSH door, else
+    `tactical join`), and that the AI plays it meanwhile."""
+    if ssh:
+        monkeypatch.setenv("TACTICAL_SSH_BACK", ssh)
+    else:
+        monkeypatch.delenv("TACTICAL_SSH_BACK", raising=False)
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice", lang)
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                await pa.press("ctrl+c")
+                await _until_app(pa, lambda: type(alice.screen).__name__.startswith("ConfirmScreen"))
+                text = alice.screen.question
+                assert words.format(port=host.port) in text
+                assert "tactical --resume" not in text and "Continue" not in text
+                await pa.press("escape")
     asyncio.run(run())
