@@ -411,7 +411,7 @@ TUI: dict[str, dict[str, str]] = {
                         "接続が切れると上に表示が出て、自動でつなぎ直し、同じ席に戻ります。"
                         "戻るまでの間（テーブルの設定、ふつう60秒）を過ぎるとAIが代わりに打ち、"
                         "戻れば次の判断からまたあなたの番です。ターミナルを閉じても、同じ名前で "
-                        "tactical join すれば席に戻れます。",
+                        "tactical join すれば（sshで入った場合は同じ鍵でもう一度sshすれば）席に戻れます。",
                   "en": "Lobby: ↑↓ to choose a table, Enter to choose a seat or watch. j = sit at the first "
                         "open seat  w = watch  c = create a table  r = refresh the list  Ctrl+C = quit\n"
                         "A private table needs its join code (shown to whoever created it).\n"
@@ -420,7 +420,8 @@ TUI: dict[str, dict[str, str]] = {
                         "If the connection drops, a banner says so; the game reconnects by itself and "
                         "you are back at your seat. After the table's grace (60 s unless set) an AI plays "
                         "your seat until you are back, at your next decision. If your terminal went away, "
-                        "tactical join again with the same name takes you back to your seat."},
+                        "tactical join again with the same name (or, if you came in by ssh, the same ssh "
+                        "again) takes you back to your seat."},
     "join.exit_line": {"ja": "テーブル {table} の席はあなたのままです。戻るには: tactical join {address} --name {name}",
                        "en": "Your seat at table {table} is kept. Back to it with: tactical join {address} --name {name}"},
     "join.exit_line_ssh": {"ja": "テーブル {table} の席はあなたのままです。戻るには、もう一度ログインします: {command}",
