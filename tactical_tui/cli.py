@@ -119,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--ssh-idle", type=float, default=30.0, metavar="MINUTES",
                    help="SSH front door: close a session after this long without a key "
                         "(0: never; default 30)")
+    h.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang",
+                   help="ja or en: the host's own messages (players choose theirs)")
     return p
 
 
@@ -208,10 +210,15 @@ def _print_exit_line(app) -> None:
     table, seat = getattr(app, "exit_seat", (None, None))
     session = getattr(app, "session", None)
     if session is not None and isinstance(seat, int) and table in session.saved_seats():
+        import os
         import shlex
         from .i18n import t
-        line = t("join.exit_line", app.lang, table=table, address=session.address,
-                 name=shlex.quote(session.client.name))
+        if os.environ.get("TACTICAL_SSH_BACK"):      # through the SSH front door: ssh again
+            line = t("join.exit_line_ssh", app.lang, table=table,
+                     command=os.environ["TACTICAL_SSH_BACK"])
+        else:
+            line = t("join.exit_line", app.lang, table=table, address=session.address,
+                     name=shlex.quote(session.client.name))
     if line:
         try:
             print(plain(line))
@@ -253,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
         if args.command == "host":
             from .net.server import host_cli
-            return host_cli(args, lang)
+            return host_cli(args, args.sub_lang or lang)
         if args.command == "replay":
             lang = args.sub_lang or lang
         if args.command == "replay" and args.export is not None:

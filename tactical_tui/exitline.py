@@ -41,6 +41,9 @@ def _saved(table) -> bool:
 
 
 def quit_question(app) -> str:
+    if getattr(app, "session", None) is not None:     # `tactical join`: a server's table
+        from .lobby import quit_question as remote_question
+        return remote_question(app)
     table = getattr(app, "table", None)
     lang = app.lang
     if table is None:

@@ -411,7 +411,7 @@ TUI: dict[str, dict[str, str]] = {
                         "接続が切れると上に表示が出て、自動でつなぎ直し、同じ席に戻ります。"
                         "戻るまでの間（テーブルの設定、ふつう60秒）を過ぎるとAIが代わりに打ち、"
                         "戻れば次の判断からまたあなたの番です。ターミナルを閉じても、同じ名前で "
-                        "tactical join すれば席に戻れます。",
+                        "tactical join すれば（sshで入った場合は同じ鍵でもう一度sshすれば）席に戻れます。",
                   "en": "Lobby: ↑↓ to choose a table, Enter to choose a seat or watch. j = sit at the first "
                         "open seat  w = watch  c = create a table  r = refresh the list  Ctrl+C = quit\n"
                         "A private table needs its join code (shown to whoever created it).\n"
@@ -420,9 +420,12 @@ TUI: dict[str, dict[str, str]] = {
                         "If the connection drops, a banner says so; the game reconnects by itself and "
                         "you are back at your seat. After the table's grace (60 s unless set) an AI plays "
                         "your seat until you are back, at your next decision. If your terminal went away, "
-                        "tactical join again with the same name takes you back to your seat."},
+                        "tactical join again with the same name (or, if you came in by ssh, the same ssh "
+                        "again) takes you back to your seat."},
     "join.exit_line": {"ja": "テーブル {table} の席はあなたのままです。戻るには: tactical join {address} --name {name}",
                        "en": "Your seat at table {table} is kept. Back to it with: tactical join {address} --name {name}"},
+    "join.exit_line_ssh": {"ja": "テーブル {table} の席はあなたのままです。戻るには、もう一度ログインします: {command}",
+                           "en": "Your seat at table {table} is kept. Back to it: log in again with {command}"},
     "join.seat_who": {"ja": "{who}（{state}）", "en": "{who} ({state})"},
     "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
     "key.undo": {"ja": "戻す", "en": "Undo"},
@@ -473,6 +476,19 @@ TUI: dict[str, dict[str, str]] = {
     "net.bye.idle": {"ja": "応答がないため切断されました", "en": "Disconnected: idle"},
     "net.bye.replaced": {"ja": "別の接続がこの席を引き継ぎました",
                          "en": "Another connection took this seat over"},
+    "net.quit.seat": {"ja": "テーブルを離れますか？ {seat}はあなたのままです。戻るには{how}。"
+                            "戻るまでの間、少し経つとAIが代わりにプレイします。",
+                      "en": "Leave the table? {seat} stays yours: to come back, {how}. Until then, "
+                            "after a short while, the AI plays it for you."},
+    "net.quit.over": {"ja": "終了しますか？（このゲームは終わっています）", "en": "Quit? (This game is over.)"},
+    "net.how.ssh": {"ja": "もう一度ログインします（{command}）", "en": "log in again ({command})"},
+    "net.how.join": {"ja": "{command} を実行します", "en": "run {command}"},
+    "net.seat.dropped": {"ja": "* {seat}（{who}）の接続が切れました。戻らなければAIが代行します",
+                         "en": "* {seat} ({who}) lost the connection; the AI plays it if they are not back soon"},
+    "net.seat.takeover": {"ja": "* {seat}（{who}）をAIが代行します（戻るまで）",
+                          "en": "* The AI plays {seat} ({who}) until they come back"},
+    "net.seat.back": {"ja": "* {seat}（{who}）が戻りました", "en": "* {seat} ({who}) is back"},
+    "net.seat.sat": {"ja": "* {who}が{seat}に座りました", "en": "* {who} sits down at {seat}"},
     "net.status.open": {"ja": "空席", "en": "open"},
     "net.status.connected": {"ja": "接続中", "en": "connected"},
     "net.status.disconnected": {"ja": "切断中", "en": "disconnected"},

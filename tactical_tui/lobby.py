@@ -34,6 +34,7 @@ from .safe import as_text, lines_text, plain
 from .widgets import BaseScreen, ChoiceScreen, QuestionList, key_gate, localized
 
 from .net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 cells
+from .net.remote import ChatEntry  # noqa: F401 - a line of the client's own in a seat's log
 NAME_CELLS = 12                  # a player's name in a lobby row
 LEVELS = ("normal", "hard", "easy", "random")
 CLOCKS = (None, 30, 60, 120, 300)
@@ -259,8 +260,8 @@ def _rejoin_refused(app, msg: dict) -> None:
 
 def _seats_changed(app, remote, before: list, after: list) -> None:
     """A seat of the table on screen changed hands or status (a player came, dropped,
-    an AI took over, the player came back): one line says so on whatever screen is up;
-    a spectator's panel shows it at once."""
+    an AI took over, the player came back): one line says so on whatever screen is up,
+    and the seat's log keeps it (`seat_note`); a spectator's panel shows it at once."""
     if app.live is not remote:
         return
     old = {s.get("seat"): s for s in before}
@@ -274,9 +275,60 @@ def _seats_changed(app, remote, before: list, after: list) -> None:
             seat = t("seat", app.lang, n=info.get("seat", 0) + 1) if isinstance(info.get("seat"), int) else "?"
             app.notify(f"{seat}: {seat_words(info, app.lang, me=info.get('seat') == remote.seat, number=False)}",
                        timeout=6)
+            line = seat_note(was, info, app.lang)
+            if line:
+                log_note(app, remote, line)
     scr = app._viewer_screen()
     if isinstance(scr, SpectatorScreen) and scr.latest is not None:
         scr.update_view()
+
+
+def seat_note(was: dict, now: dict, lang: str) -> Optional[str]:
+    """The log's line for a seat's change of status — sat down, lost the connection,
+    played by the takeover AI, back — or None."""
+    status, before = now.get("status"), was.get("status")
+    if not isinstance(now.get("seat"), int) or now.get("kind") != "human":
+        return None
+    kw = {"seat": t("seat", lang, n=now["seat"] + 1), "who": _name(now.get("name") or "?")}
+    if status == "disconnected" and before != "disconnected":
+        return t("net.seat.dropped", lang, **kw)
+    if status == "ai_takeover" and before != "ai_takeover":
+        return t("net.seat.takeover", lang, **kw)
+    if status == "connected" and before in ("disconnected", "ai_takeover"):
+        return t("net.seat.back", lang, **kw)
+    if status == "connected" and before == "open":
+        return t("net.seat.sat", lang, **kw)
+    return None
+
+
+def back_command(app) -> tuple[str, str]:
+    """How this player gets back to a seat after leaving: ("ssh", "ssh -p 2222
+    bob@host") through the SSH front door (sshdoor.back_command, TACTICAL_SSH_BACK),
+    else ("join", "tactical join HOST:PORT --name bob")."""
+    import os
+    import shlex
+    via_ssh = os.environ.get("TACTICAL_SSH_BACK")
+    if via_ssh:
+        return "ssh", plain(via_ssh)
+    session = app.session
+    return "join", plain(f"tactical join {session.address} --name {shlex.quote(session.client.name)}")
+
+
+def quit_question(app) -> str:
+    """The quit dialog at a server's table: what is true of a remote seat — it stays
+    the player's, how to come back, the AI plays it meanwhile (after the table's grace);
+    nothing is saved here (the host keeps the game)."""
+    live = app.live
+    seat = getattr(live, "seat", None)
+    latest = getattr(live, "latest", None)
+    if latest is not None and latest.over:
+        return t("net.quit.over", app.lang)
+    if not isinstance(seat, int):
+        from .exitline import tx
+        return tx("ask.plain", app.lang)
+    kind, command = back_command(app)
+    return t("net.quit.seat", app.lang, seat=t("seat", app.lang, n=seat + 1),
+             how=t("net.how." + kind, app.lang, command=command))
 
 
 def _bye(app, code: str) -> None:
@@ -350,24 +402,22 @@ def _chat(app, msg: dict) -> None:
     who = _name(msg.get("name")) if msg.get("name") else \
         (t("seat", app.lang, n=seat + 1) if isinstance(seat, int) else t("join.spectator", app.lang))
     line = t("join.chat_line", app.lang, who=who, text=plain(msg.get("text", "")))
-    feed = app.feeds.get(app.viewer)
-    if feed is not None:
-        feed.log.append(ChatEntry(line))
-    scr = app._viewer_screen()
-    if scr is not None and scr.is_attached and getattr(scr, "_ready", False):
-        scr.sync_log()
+    log_note(app, live, line)
     app.notify(line, timeout=6)
 
 
-class ChatEntry:
-    """A chat line in a seat's log (app.log_line shows `chat`); no event, no reason."""
-
-    event = None
-    seat = None
-    reason = None
-
-    def __init__(self, chat: str) -> None:
-        self.chat = chat
+def log_note(app, remote, line: str) -> None:
+    """`line` (already safe: plain) in the log of the remote seat on screen, kept by its
+    RemoteTable so that it stays where it is when the whole log comes again (a
+    reconnect, an undo)."""
+    entry = ChatEntry(line)
+    remote.note(entry)
+    feed = app.feeds.get(app.viewer)
+    if feed is not None:
+        feed.log.append(entry)
+    scr = app._viewer_screen()
+    if scr is not None and scr.is_attached and getattr(scr, "_ready", False):
+        scr.sync_log()
 
 
 def chat_problem(text: str, lang: str) -> Optional[str]:

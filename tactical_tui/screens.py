@@ -167,9 +167,17 @@ class GameScreen(BaseScreen):
         name = t("seat", self.lang, n=i + 1)
         if i == self.seat and self.is_human(i):
             name += f"({self.tr('you')})"
-        elif not self.is_human(i):
+            return name
+        name += self.player_name(i)
+        if not self.is_human(i):
             name += "·AI"
         return name
+
+    def player_name(self, i: int) -> str:
+        """" carol": the name of the person at seat `i` of a server's table (net.remote:
+        `player_names`), clipped to 8 cells, else ""."""
+        who = getattr(self.app.live, "player_names", {}).get(i)
+        return " " + clip(plain(who), 8) if who else ""
 
     def status(self) -> str:
         """Whose decision it is and what: "Your turn", or "Waiting for Seat 3 · AI:
@@ -880,7 +888,8 @@ class GameOverScreen(GameScreen):
         self.query_one("#topbar", Static).update(Text(self.tr("over.title"), style="bold"))
         from rules.events import VictoryPointsGained
         lines = []
-        who = ", ".join(t("seat", self.lang, n=w + 1) for w in state.winners) or t("over.nobody", self.lang)
+        who = ", ".join(t("seat", self.lang, n=w + 1) + self.player_name(w) for w in state.winners) \
+            or t("over.nobody", self.lang)
         lines.append(self.tr("over.winner", who=who))
         if state.end_reason:
             lines.append(t("over." + state.end_reason, self.lang, who=who))

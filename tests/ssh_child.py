@@ -22,6 +22,7 @@ os.write(1, ("PID %d ARGS %s TERM %s LANG %s CTTY %s\r\n" % (
     os.getpid(), " ".join(sys.argv[1:]), os.environ.get("TERM"), os.environ.get("LANG"),
     os.ttyname(0) if os.isatty(0) else "-")).encode())
 os.write(1, ("DIR %s\r\n" % os.environ.get("TACTICAL_SAVE_DIR")).encode())
+os.write(1, ("BACK %s\r\n" % os.environ.get("TACTICAL_SSH_BACK")).encode())
 show()
 while True:
     try:

@@ -395,7 +395,10 @@ def _lobby_ready(app) -> bool:
 
 
 def _in_game(app) -> bool:
-    return isinstance(app.screen, GameScreen) and app.screen.latest is not None
+    """A phase screen is up and mounted (a test that ends the app while the screen is
+    still mounting would see it torn down half-drawn)."""
+    return isinstance(app.screen, GameScreen) and app.screen.latest is not None \
+        and app.screen._ready
 
 
 async def _create_and_sit(app, pilot) -> None:
@@ -593,6 +596,13 @@ def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeyp
                 _print_exit_line(first)
             assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it with: "
                                       f"tactical join 127.0.0.1:{host.port} --name alice\n")
+            monkeypatch.setenv("TACTICAL_SSH_BACK", "ssh -p 2222 alice@10.0.0.5")   # the SSH door's
+            out = io.StringIO()
+            with redirect_stdout(out):
+                _print_exit_line(first)
+            assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it: "
+                                      "log in again with ssh -p 2222 alice@10.0.0.5\n")
+            monkeypatch.delenv("TACTICAL_SSH_BACK")
             again = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
             async with again.run_test(size=(80, 24)) as pilot:
                 await _until_app(pilot, lambda: _in_game(again))
@@ -624,10 +634,12 @@ def test_seat_tokens_are_kept_per_server_and_name(tmp_path):
     assert store.get("h:1", "alice") == {"t2": {"seat": 1, "token": "tok-2"}}
 
 
-def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path):
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
     """Carol (a raw client) drops; after the table's grace the takeover AI plays her
-    seat: Bob is told, and his phase screens label the seat as an AI seat (`·AI`) while
-    it lasts; Carol reclaims it with her token and it is a human seat again."""
+    seat: Bob is told, his phase screens label the seat as an AI seat (`·AI`) with her
+    name while it lasts, and his log says each step (dropped, the AI plays it, back);
+    Carol reclaims it with her token and it is a human seat again."""
     async def run():
         async with Host(tmp_path) as host:
             carol = C.Client(host.host, host.port, "carol", "en")
@@ -636,21 +648,34 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path):
                                                         {"kind": "ai", "level": "random"}],
                                        first_game=True, private=False, clock=None, grace=0.2)
             seat = await carol.request("join", table=made["table"], seat=0)
-            bob = _client_app(host, "bob")
+            bob = _client_app(host, "bob", lang)
             async with bob.run_test(size=(80, 24)) as pb:
                 await _until_app(pb, lambda: _lobby_ready(bob) and bob.session.tables)
                 shown = _said(bob)
                 await pb.press("j")
                 await _until_app(pb, lambda: _in_game(bob))
                 assert bob.feeds[1].latest.seats[0] == "human"
+                assert bob.screen.seat_name(0) == ("Seat 1 carol" if lang == "en" else "席1 carol")
                 await carol.close()
                 await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "ai_takeover")
-                assert "Seat 1: carol (AI takeover)" in shown
-                await _until_app(pb, lambda: bob.screen.seat_name(0) == "Seat 1·AI")   # redrawn
+                assert ("Seat 1: carol (AI takeover)" if lang == "en" else "席1: carol（AIが代行中）") in shown
+                await _until_app(pb, lambda: bob.screen.seat_name(0) ==
+                                 ("Seat 1 carol·AI" if lang == "en" else "席1 carol·AI"))   # redrawn
                 back = C.Client(host.host, host.port, "carol", "en")
                 await back.start()
                 await back.request("join", table=made["table"], seat=0, token=seat["token"])
                 await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "human")
+                await _until_app(pb, lambda: (
+                    "* Seat 1 (carol) is back" if lang == "en" else "* 席1（carol）が戻りました")
+                    in screen_text(bob))
+                log = [e.chat for e in bob.feeds[1].log if getattr(e, "chat", None)]
+                assert log == ([
+                    "* Seat 1 (carol) lost the connection; the AI plays it if they are not back soon",
+                    "* The AI plays Seat 1 (carol) until they come back",
+                    "* Seat 1 (carol) is back"] if lang == "en" else [
+                    "* 席1（carol）の接続が切れました。戻らなければAIが代行します",
+                    "* 席1（carol）をAIが代行します（戻るまで）",
+                    "* 席1（carol）が戻りました"])
                 await back.close()
     asyncio.run(run())
 
@@ -703,4 +728,94 @@ def test_the_lobby_follows_a_change_of_language(tmp_path):
                 switch_language(app)
                 await _until_app(pilot, lambda: "ロビー" in screen_text(app))
                 assert isinstance(app.screen, LobbyScreen) and "c 作成" in screen_text(app)
+    asyncio.run(run())
+
+
+def test_chat_and_seat_lines_stay_in_the_log_after_a_reconnect(tmp_path, monkeypatch):
+    """A chat line and a seat's change in Alice's log strip; the server drops her
+    connection and she reconnects (the whole log comes again): both lines are still in
+    her log, at their places, and on screen."""
+    monkeypatch.setattr(C, "backoff", lambda: iter([0.2] * 100))
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice")
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                table = alice.live.table
+                raw = C.Client(host.host, host.port, "dave", "en")
+                await raw.start()
+                await raw.request("join", table=table, seat=None)
+                await raw.request("chat", table=table, text="hello table")
+                await _until_app(pa, lambda: "» dave: hello table" in screen_text(alice))
+                assert "* dave sits down at Seat 2" in screen_text(alice)
+                before = [getattr(e, "chat", None) for e in alice.feeds[0].log]
+                first = host.connection("alice")
+                first.close(abort=True)
+                await _until_app(pa, lambda: host.table.slots[0].conn not in (None, first))
+                await _until_app(pa, lambda: alice.feeds[0].epoch > 1 and not alice.screen.query(NetBanner))
+                assert [getattr(e, "chat", None) for e in alice.feeds[0].log] == before
+                await _until_app(pa, lambda: "» dave: hello table" in screen_text(alice))
+                assert "* dave sits down at Seat 2" in screen_text(alice)
+                await raw.close()
+    asyncio.run(run())
+
+
+def test_the_takeover_ai_deciding_counts_as_an_ai_seat_in_the_turn():
+    """A seat the takeover AI plays, asked to decide: the Turn of the update the view
+    gets names it among the AI seats, thinking (the status line: "Waiting for Seat 2 ·
+    AI"); once the seat is its player's again the Turn is the server's as it was."""
+    async def run():
+        live, session, client = _wired(5, seats=("human", "human", "normal", "normal"))
+        remote = session.remote("1", 0)
+        got = []
+        remote.subscribe(0, got.append)
+        infos = [{"seat": i, "kind": "human", "name": n, "level": None, "status": "connected"}
+                 for i, n in enumerate(["ann", "ben", "cy", "di"])]
+        remote.seats_changed(list(infos))
+        live.start()
+        for _ in range(200):
+            if got:
+                break
+            await asyncio.sleep(0.01)
+        assert got and 1 in got[-1].turn.seats and 1 not in got[-1].turn.ai   # the draft: all pick
+        infos[1] = {**infos[1], "status": "ai_takeover"}
+        remote.seats_changed(list(infos))
+        turn = got[-1].turn
+        assert got[-1].seats[1] == "ai_takeover" and 1 in turn.ai and turn.thinking is not None
+        infos[1] = {**infos[1], "status": "connected"}
+        remote.seats_changed(list(infos))
+        assert got[-1].seats[1] == "human" and 1 not in got[-1].turn.ai
+        assert remote.player_names == {0: "ann", 1: "ben", 2: "cy", 3: "di"}
+        live.close()
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, ssh, words", [
+    ("en", None, "Leave the table? Seat 1 stays yours: to come back, run tactical join "
+                 "127.0.0.1:{port} --name alice. Until then, after a short while, the AI plays it"),
+    ("en", "ssh -p 2222 alice@10.0.0.5", "to come back, log in again (ssh -p 2222 alice@10.0.0.5)"),
+    ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします"
+                                        "（ssh -p 2222 alice@10.0.0.5）。"),
+])
+def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatch, lang, ssh, words):
+    """Ctrl+C at a server's table: not the local game's "it is saved, Continue…" — the
+    seat stays the player's, how to come back (ssh again through the SSH door, else
+    `tactical join`), and that the AI plays it meanwhile."""
+    if ssh:
+        monkeypatch.setenv("TACTICAL_SSH_BACK", ssh)
+    else:
+        monkeypatch.delenv("TACTICAL_SSH_BACK", raising=False)
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice", lang)
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                await pa.press("ctrl+c")
+                await _until_app(pa, lambda: type(alice.screen).__name__.startswith("ConfirmScreen"))
+                text = alice.screen.question
+                assert words.format(port=host.port) in text
+                assert "tactical --resume" not in text and "Continue" not in text
+                await pa.press("escape")
     asyncio.run(run())

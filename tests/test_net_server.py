@@ -715,3 +715,53 @@ def test_stopping_says_bye_and_keeps_every_table(tmp_path):
         finally:
             await again.stop()
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_host_takes_lang_before_or_after_the_sub_command(tmp_path, capsys, where):
+    """`tactical --lang ja host` and `tactical host --lang ja` (as `join` takes it) both
+    speak Japanese: here the message of a folder another host already serves."""
+    from tactical_tui.cli import main
+    busy = Server(tmp_path)
+    busy.lock_folder()
+    args = ["host", "--dir", str(tmp_path), "--port", "0", "--workers", "0"]
+    args = (["--lang", "ja"] + args) if where == "before" else (args + ["--lang", "ja"])
+    try:
+        assert main(args) == 2
+    finally:
+        busy._lock.close()
+    assert f"別の tactical host が {tmp_path} を使っています" in capsys.readouterr().err
+
+
+def test_a_finished_table_stays_listed_as_over_then_is_archived(tmp_path):
+    """A table whose game is over stays in the list ("over": its players read the game
+    over screen, the lobby shows the result) for the server's `finished_keep`, then
+    leaves the list; its save and sidecar move to `finished/` (kept, never resumed).
+    A restarted host archives a finished table it finds at once."""
+    async def run():
+        async with running(tmp_path, finished_keep=1.0) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            tid = (await a.ask("create", seats=[{"kind": "ai", "level": "random"}] * 3))["table"]
+            await a.ask("watch", table=tid)
+            while not (a.updates and a.updates[-1].over):
+                assert await a.next() is not None
+            listed = (await a.ask("list"))["tables"]
+            assert [t.over for t in listed if t.table == tid] == [True]
+            for _ in range(600):
+                if tid not in server.tables and (tmp_path / "finished" / f"{tid}.json").exists():
+                    break
+                await asyncio.sleep(0.05)
+            assert [t for t in (await a.ask("list"))["tables"] if t.table == tid] == []
+            assert (tmp_path / "finished" / f"{tid}.table.json").exists()
+            assert not (tmp_path / f"{tid}.json").exists()
+            assert (await a.ask("watch", table=tid))["code"] == "no_table"
+            a.close()
+        # a finished table left in the folder (the host stopped before it was archived)
+        for name in (f"{tid}.json", f"{tid}.table.json"):
+            os.replace(tmp_path / "finished" / name, tmp_path / name)
+        async with running(tmp_path) as (server, port):
+            assert tid not in server.tables
+            assert (tmp_path / "finished" / f"{tid}.json").exists()
+            assert not (tmp_path / f"{tid}.table.json").exists()
+    asyncio.run(run())

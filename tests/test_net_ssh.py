@@ -546,3 +546,18 @@ def test_the_join_command_passes_name_and_language_as_single_arguments():
     command = sshdoor.join_command(7411)("-x y", "ja")
     assert command[:3] == [sys.executable, "-m", "tactical_tui.cli"]
     assert command[3:] == ["--lang=ja", "join", "127.0.0.1:7411", "--name=-x y"]
+
+
+def test_the_child_is_told_how_its_player_comes_back(host_dir, client_key):
+    """The session's child gets TACTICAL_SSH_BACK, the ssh command that brings this
+    player back (the port and address the client reached, the name it logged in
+    under): `tactical join` says it when the player leaves a seat or the host stops."""
+    key, keys = client_key
+
+    async def body(door) -> None:
+        async with connect(door, "kim", key) as conn:
+            term = await pty(conn)
+            text = await term.until("SIZE 80x24")
+            assert f"BACK ssh -p {door.port} kim@127.0.0.1" in text
+            await quit_child(term)
+    with_door(body, keys=keys)

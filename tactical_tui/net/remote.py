@@ -52,6 +52,9 @@ class RemoteTable:
         self.latest = None                     # the last table.Update
         self.seat_infos: list = []             # the server's SeatInfo dicts (status)
         self.closed = False
+        self.received = 0                      # the server's log entries this view holds
+        self.notes: list = []                  # (entries received before it, ChatEntry)
+        self._raw = None                       # the last update as the server sent it
 
     # ------------------------------------------------------------------ the view
     @property
@@ -65,6 +68,14 @@ class RemoteTable:
     @property
     def has_humans(self) -> bool:
         return True                            # this view is a person's
+
+    @property
+    def player_names(self) -> dict:
+        """seat -> the name of the person who holds it (the server's SeatInfo), for the
+        phase screens: "Seat 3 carol"."""
+        return {s["seat"]: s["name"] for s in self.seat_infos
+                if s.get("kind") == "human" and isinstance(s.get("seat"), int)
+                and isinstance(s.get("name"), str) and s["name"]}
 
     def subscribe(self, seat: Optional[int], callback: Callable) -> "RemoteTable":
         if seat != self.seat:
@@ -81,31 +92,55 @@ class RemoteTable:
         plays it, waits instead of asking."""
         if self.closed:
             return
+        self._raw = update
         update = self._labelled(update)
+        if update.reset:
+            self.received = len(update.entries)
+            if self.notes:
+                update = _with_notes(update, self.notes)
+        else:
+            self.received += len(update.entries)
         self.latest = update
         if self.callback is not None:
             self.callback(update)
 
+    def note(self, entry) -> None:
+        """A line of this client's own in the seat's log (a chat line, a seat that
+        dropped or came back: `ChatEntry`), after the entries received so far. It is
+        kept: when the whole log comes again (a reconnect, an undo) it is put back at its
+        place."""
+        self.notes.append((self.received, entry))
+        del self.notes[:-self.NOTES_KEEP]
+
+    NOTES_KEEP = 500
+
     def _labelled(self, update):
+        """`update` with the seats the takeover AI plays labelled `ai_takeover` and
+        counted as AI seats in its Turn (the status line then says "Waiting for Seat 2
+        · AI", as for an AI seat)."""
         taken = {s.get("seat") for s in self.seat_infos if s.get("status") == "ai_takeover"}
         labels = tuple("ai_takeover" if i in taken and label == "human" else label
                        for i, label in enumerate(update.seats))
-        if labels == update.seats:
+        turn = update.turn
+        deciding = tuple(s for s in turn.seats if s in taken and s not in turn.ai)
+        if labels == update.seats and not deciding:
             return update
         import attrs
-        return attrs.evolve(update, seats=labels)
+        if deciding:
+            turn = attrs.evolve(turn, ai=tuple(turn.ai) + deciding,
+                                thinking=turn.thinking if turn.thinking is not None else deciding[0])
+        return attrs.evolve(update, seats=labels, turn=turn)
 
     def seats_changed(self, seats: list) -> None:
         """The server's SeatInfo list changed: the latest update is shown again with the
-        seats labelled anew (a takeover begun or ended)."""
-        before = {s.get("seat") for s in self.seat_infos if s.get("status") == "ai_takeover"}
+        seats labelled anew (a takeover begun or ended, a player's name)."""
+        def marks(infos) -> list:
+            return [(s.get("seat"), s.get("status"), s.get("name")) for s in infos]
+        changed = marks(seats) != marks(self.seat_infos)
         self.seat_infos = seats
-        after = {s.get("seat") for s in seats if s.get("status") == "ai_takeover"}
-        if before != after and self.latest is not None:
+        if changed and self._raw is not None:
             import attrs
-            self.take(attrs.evolve(self.latest, entries=(), reset=False,
-                                   seats=tuple("human" if i in before and label == "ai_takeover"
-                                               else label for i, label in enumerate(self.latest.seats))))
+            self.take(attrs.evolve(self._raw, entries=(), reset=False))
 
     def start(self) -> None:
         """(The AI seats run on the server.)"""
@@ -157,6 +192,33 @@ class RemoteTable:
         from ai.normal import NormalPlayer
         obs = self.latest.observation
         return NormalPlayer(self.cards, 0).choose_explained(obs, obs.legal)
+
+
+class ChatEntry:
+    """A line of the client's own in a seat's log — a chat line, a seat's change (the
+    app's log_line shows `chat`); no event, no reason."""
+
+    event = None
+    seat = None
+    reason = None
+
+    def __init__(self, chat: str) -> None:
+        self.chat = chat
+
+
+def _with_notes(update, notes: list):
+    """A whole log (`update.reset`) with the client's own lines put back where they
+    came (after the same number of the server's entries; at the end if the log is
+    shorter now: an undo)."""
+    import attrs
+    entries, out, i = update.entries, [], 0
+    for at, entry in notes:
+        at = min(at, len(entries))
+        out.extend(entries[i:at])
+        i = max(i, at)
+        out.append(entry)
+    out.extend(entries[i:])
+    return attrs.evolve(update, entries=tuple(out))
 
 
 class SeatTokens:
@@ -241,6 +303,7 @@ class Session:
         self.tables: dict = {}                 # table id -> TableInfo dict (the lobby's)
         self.remotes: dict = {}                # table id -> RemoteTable
         self.held: dict = {}                   # table id -> [table.Update] not yet taken
+        self.seat_lists: dict = {}             # table id -> its last `seats` message's SeatInfo dicts
         self.chat: list = []                   # chat messages (dicts), oldest first
         self.codes: dict = {}                  # table id -> join code we know (private)
         self.tokens = tokens                   # SeatTokens, or None: kept for this session only
@@ -293,6 +356,8 @@ class Session:
     async def refresh(self) -> list:
         answer = await self.client.request("list")
         self.tables = {info["table"]: info for info in map(_info, answer.get("tables", []))}
+        for table in self.seat_lists.keys() & self.tables.keys():   # the newer of the two
+            self.seat_lists[table] = list(self.tables[table].get("seats", []))
         for table in list(self.saved_seats()):
             if table not in self.tables or self.tables[table].get("over"):
                 self.unseated(table)
@@ -305,7 +370,9 @@ class Session:
         if old is not None and not old.closed and old.seat == seat:
             return old
         r = self.remotes[table] = RemoteTable(self, table, seat, self.cards)
-        if table in self.tables:                 # the lobby's list: who sits where
+        if table in self.seat_lists:             # the last `seats` of the table: who sits where
+            r.seat_infos = list(self.seat_lists[table])
+        elif table in self.tables:               # the lobby's list
             r.seat_infos = list(self.tables[table].get("seats", []))
         return r
 
@@ -337,6 +404,7 @@ class Session:
                 held.append(update)
         elif kind == "seats":
             seats = [_info(s) for s in msg.get("seats", [])]
+            self.seat_lists[table] = seats
             info = self.tables.get(table)
             if info is not None:
                 info["seats"] = seats

@@ -70,6 +70,7 @@ CREATE_PER_CONNECTION = 10    # tables one connection may create
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
+FINISHED_KEEP = 600.0         # seconds a finished table stays listed ("over") before it is archived
 
 
 def host_dir() -> Path:
@@ -351,6 +352,7 @@ class HostedTable:
         self.watchers: dict["Connection", Any] = {}
         self._spectate = None                      # the watchers' one subscription
         self._wake = asyncio.Event()
+        self._archive = None                         # the timer that archives it once over
         self.saver = Saver(game, server._unsynced)
         game.saver = self.saver
         self.live = NetLive(game, self, ai_delay=server.ai_delay, on_error=self._ai_failed)
@@ -408,6 +410,8 @@ class HostedTable:
                 self._start_grace(i)
 
     def close(self) -> None:
+        if self._archive is not None:
+            self._archive.cancel()
         for s in self.slots:
             if s.grace is not None:
                 s.grace.cancel()
@@ -417,6 +421,11 @@ class HostedTable:
 
     def changed(self) -> None:
         self._wake.set()
+        if self.game.over and self._archive is None and not self.live.closed:
+            # the players read the game over screen (the lobby lists it "over"); then
+            # the table is archived (Server.archive)
+            self._archive = asyncio.get_running_loop().call_later(
+                self.server.finished_keep, self.server.archive, self.id)
 
     def _ai_failed(self, exc: BaseException) -> None:
         log.error("table %s: an AI seat failed: %r", self.id, exc, exc_info=exc)
@@ -878,6 +887,7 @@ class Server:
     ai_delay: float = 0.6
     max_tables: int = MAX_TABLES
     max_connections: int = MAX_CONNECTIONS
+    finished_keep: float = FINISHED_KEEP      # seconds a finished table stays listed
     tables: dict = field(factory=dict)
     connections: set = field(factory=set)
     server: Any = None
@@ -1023,6 +1033,33 @@ class Server:
             table.start()
             log.info("table %s resumed at action %d", tid, table.live.version)
 
+    def archive(self, tid: str) -> None:
+        """A finished table leaves the list: its save and sidecar move to `finished/`
+        in the folder of tables (kept: a replay of the game; never resumed)."""
+        table = self.tables.pop(tid, None)
+        if table is not None:
+            table.close()
+            for conn in table.connections():
+                conn.tables.pop(tid, None)
+        asyncio.get_running_loop().create_task(self._archive_files(tid, table))
+
+    async def _archive_files(self, tid: str, table: Optional[HostedTable]) -> None:
+        if table is not None:
+            await table.saver.saved()
+        try:
+            await asyncio.to_thread(self._move_finished, tid)
+        except OSError as exc:
+            log.error("table %s: cannot archive it: %s", tid, exc)
+        else:
+            log.info("table %s archived in %s", tid, self.folder / "finished")
+
+    def _move_finished(self, tid: str) -> None:
+        done = self.folder / "finished"
+        done.mkdir(exist_ok=True)
+        for name in (f"{tid}.json", f"{tid}.table.json"):
+            if (self.folder / name).exists():
+                os.replace(self.folder / name, done / name)
+
     def _load(self, tid: str, meta_path: Path) -> Optional[HostedTable]:
         from rules.files import read_bounded
         meta = json.loads(read_bounded(meta_path, 1024 * 1024).decode("utf-8"))
@@ -1030,7 +1067,12 @@ class Server:
             raise ValueError(f"{meta_path}: not a table file of this host")
         save_path = self.folder / f"{tid}.json"
         data = read_save(save_path)
-        if data.finished:
+        if data.finished:                 # (over before the host stopped): archived now
+            try:
+                self._move_finished(tid)
+                log.info("table %s is over: archived in %s", tid, self.folder / "finished")
+            except OSError as exc:
+                log.error("table %s: cannot archive it: %s", tid, exc)
             return None
         game = NetGame.from_save(data, self.cards, str(save_path), save_path=save_path)
         slots = []

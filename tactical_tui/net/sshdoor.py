@@ -148,14 +148,17 @@ def client_term(term_type: Optional[str]) -> str:
 
 
 def child_env(term: str, lang: str, client: Mapping[str, str] = {},
-              folder: Optional[Path] = None) -> dict[str, str]:
+              folder: Optional[Path] = None, back: Optional[str] = None) -> dict[str, str]:
     """The child's environment: the host's, without its own terminal's variables, with
     the client's TERM, the language's locale, UTF-8 whatever locales the host has,
-    COLORTERM when the client says it has true colour, and the player's own data and
-    settings folder (`player_dir`)."""
+    COLORTERM when the client says it has true colour, the player's own data and
+    settings folder (`player_dir`), and how the player comes back (`back_command`:
+    TACTICAL_SSH_BACK, said by `tactical join` when the player leaves a seat)."""
     env = {k: v for k, v in os.environ.items()
-           if k not in _HOST_TERMINAL and not k.startswith("LC_")}
+           if k not in _HOST_TERMINAL and not k.startswith("LC_") and k != "TACTICAL_SSH_BACK"}
     env.update(TERM=term, LANG=_LOCALE[lang], PYTHONUTF8="1", PYTHONIOENCODING="utf-8")
+    if back:
+        env["TACTICAL_SSH_BACK"] = back
     if folder is not None:
         env.update(TACTICAL_SAVE_DIR=str(folder), TACTICAL_CONFIG_DIR=str(folder))
     if client.get("COLORTERM") in ("truecolor", "24bit"):
@@ -386,7 +389,18 @@ class _Server(asyncssh.SSHServer):
         name = player_name(self._conn.get_extra_info("username"))
         peer = self._conn.get_extra_info("peername")
         return _Session(self._door, name, peer[0] if peer else "?",
-                        player_dir(self._key, name))
+                        player_dir(self._key, name),
+                        back_command(name, self._conn.get_extra_info("sockname")))
+
+
+def back_command(name: str, sockname) -> Optional[str]:
+    """How this player comes back: ``ssh -p PORT NAME@ADDRESS``, the address and port
+    the client reached (the child says it when the player leaves, or the host stops:
+    TACTICAL_SSH_BACK)."""
+    import shlex
+    if not sockname:
+        return None
+    return f"ssh -p {sockname[1]} {shlex.quote(name)}@{sockname[0]}"
 
 
 def player_dir(key: Optional[str], name: str) -> Path:
@@ -419,9 +433,11 @@ def _status(returncode: Optional[int]) -> int:
 class _Session(asyncssh.SSHServerSession):
     """One SSH session: one child in one pty, from session start to the child's reaping."""
 
-    def __init__(self, door: SSHDoor, name: str, peer: str, folder: Path) -> None:
+    def __init__(self, door: SSHDoor, name: str, peer: str, folder: Path,
+                 back: Optional[str] = None) -> None:
         self._door = door
         self.name = name
+        self.back = back
         self._peer = peer
         self.folder = folder
         self._chan: Optional[asyncssh.SSHServerChannel] = None
@@ -558,7 +574,7 @@ class _Session(asyncssh.SSHServerSession):
                 sys.executable, "-I", "-S", "-c", _CTTY, *command,
                 stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
                 env=child_env(client_term(chan.get_terminal_type()), self.lang, env,
-                              self.folder))
+                              self.folder, self.back))
         except OSError as exc:
             os.close(master)
             log.error("session of %s: the game could not start: %s", self.name, exc)
