@@ -52,7 +52,7 @@ from attrs import define, field
 from rules import Config, IllegalAction
 from rules.cards import CardSet, default_cards, fingerprint, parse_cards
 
-from ..saves import SaveError, read as read_save
+from ..saves import SaveError, SaveText, read as read_save
 from ..savefiles import write_atomic
 from ..seeds import SEED_LIMIT
 from ..table import Applied, GameTable, LiveTable, Refused, SeatSetup, _in_thread
@@ -233,13 +233,15 @@ class Saver:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
-        from ..saves import to_json
         game = self.game
         try:
             while self._latest is not None:
                 data, self._latest = self._latest, None
                 try:
-                    await asyncio.to_thread(lambda: _write_unsynced(game.save_path, to_json(data)))
+                    # the text here (the new actions' JSON only: SaveText), the writing
+                    # in a thread (it waits for the file system, not the interpreter)
+                    text = game.save_text.text(data)
+                    await asyncio.to_thread(_write_unsynced, game.save_path, text)
                     game.save_problem = game.save_error = None
                     if self.unsynced is not None:
                         self.unsynced.add(game.save_path)
@@ -262,16 +264,18 @@ class NetGame(GameTable):
     within SYNC_EVERY seconds. Without a running loop (resuming) it saves at once."""
 
     saver: Optional[Saver] = None
+    save_text: Optional[SaveText] = None
 
     def autosave(self) -> None:
         if self.save_path is None:
             return
+        if self.save_text is None:
+            self.save_text = SaveText()
         if self.saver is not None:
             self.saver.request(self.save_data())
             return
-        from ..saves import to_json
         try:
-            _write_unsynced(self.save_path, to_json(self.save_data()))
+            _write_unsynced(self.save_path, self.save_text.text(self.save_data()))
         except OSError as exc:
             self.save_error = exc
             self.save_problem = f"{self.save_path}: {exc}"
