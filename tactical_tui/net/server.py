@@ -703,8 +703,6 @@ class Connection:
         self.tables: dict[str, Optional[int]] = {}     # table -> seat (None: watching)
         self.budget = P.ErrorBudget()
         self.chats = P.ErrorBudget(*CHAT_BURST)
-        self.queue: asyncio.Queue = asyncio.Queue()
-        self.queued = 0
         self.closing = False
         self.sent = 0                                   # frames (the bench counts them)
         self.created = 0                                # tables this connection created
@@ -722,14 +720,28 @@ class Connection:
         self.send_frame(frame)
 
     def send_frame(self, frame: bytes) -> None:
+        """Written at once, in the caller's turn of the event loop (the kernel takes what
+        it can now, the transport keeps the rest and sends it as the client reads): an
+        update reaches every connection without waiting for a task per connection. A
+        client that reads too slowly is dropped when MAX_QUEUED bytes wait for it (it
+        reconnects and gets the whole log again, `reset`); the table and the others
+        never wait for it."""
         if self.closing:
             return
-        self.queued += len(frame)
-        if self.queued > MAX_QUEUED:
-            log.warning("%s: too slow (%d bytes waiting): closing", self.peer, self.queued)
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        waiting = transport.get_write_buffer_size() + len(frame)
+        if waiting > MAX_QUEUED:
+            log.warning("%s: too slow (%d bytes waiting): closing", self.peer, waiting)
             self.close(abort=True)
             return
-        self.queue.put_nowait(frame)
+        try:
+            self.writer.write(frame)
+        except (ConnectionError, OSError, RuntimeError):   # gone meanwhile
+            self.close(abort=True)
+            return
+        self.sent += 1
 
     def send_update(self, table_id: str, update) -> None:
         try:
@@ -740,25 +752,6 @@ class Connection:
             return
         self.send({"t": "update", "table": table_id, "update": body})
 
-    async def write_loop(self) -> None:
-        try:
-            while True:
-                frame = await self.queue.get()
-                if frame is None:
-                    break
-                self.queued -= len(frame)
-                self.writer.write(frame)
-                self.sent += 1
-                await self.writer.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            self.closing = True
-            try:
-                self.writer.close()
-            except Exception:  # noqa: BLE001 - already gone
-                pass
-
     def bye(self, code: str) -> None:
         self.send(P.bye(code))
         self.close()
@@ -768,8 +761,8 @@ class Connection:
         even if the client reads nothing), close the socket, leave every table."""
         if not self.closing:
             self.closing = True
-            self.queue.put_nowait(None)
             try:
+                self.writer.close()           # after what is written (the transport's buffer)
                 asyncio.get_running_loop().call_later(5.0, self.writer.transport.abort)
             except RuntimeError:
                 pass
@@ -792,7 +785,6 @@ class Connection:
             self.bye("too_many_errors")
 
     async def run(self) -> None:
-        writer_task = asyncio.get_running_loop().create_task(self.write_loop())
         try:
             while not self.closing:
                 try:
@@ -826,7 +818,7 @@ class Connection:
         finally:
             self.close()
             try:
-                await asyncio.wait_for(writer_task, 5.0)
+                await asyncio.wait_for(self.writer.wait_closed(), 5.0)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - it is ending
                 self.writer.transport.abort()
 
