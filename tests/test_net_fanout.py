@@ -134,3 +134,19 @@ def test_a_client_that_does_not_read_is_dropped_and_the_others_go_on(tmp_path, m
             for c in (owner, slow, fast):
                 c.close()
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ the AI pool
+
+def test_the_ai_pool_runs_nicer_than_the_host():
+    """make_executor's workers are AI_NICE nicer than this process (the event loop
+    comes first on a busy machine)."""
+    import os
+
+    from tactical_tui.net.server import AI_NICE, make_executor
+    pool = make_executor(1, None)
+    try:
+        assert pool.submit(os.nice, 0).result(WAIT) == min(19, os.nice(0) + AI_NICE)
+    finally:
+        pool.shutdown()
+    assert AI_NICE > 0

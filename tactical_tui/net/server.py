@@ -114,8 +114,11 @@ def _cards_for(fp: str) -> CardSet:
     return got
 
 
-def init_worker(cards_toml: Optional[str]) -> None:
-    """A worker process's initializer: the server's card data (None: the shipped one)."""
+def init_worker(cards_toml: Optional[str], nice: int = 0) -> None:
+    """A worker process's initializer: the server's card data (None: the shipped one),
+    and `nice` added to the worker's niceness (make_executor: AI_NICE)."""
+    if nice:
+        os.nice(nice)
     if cards_toml is not None:
         register_cards(parse_cards(cards_toml, "host"))
 
@@ -153,9 +156,18 @@ def decide(blob: bytes, obs: Any) -> tuple:
     return action, reason, pack(player)
 
 
+# The AI pool's workers run this much nicer than the host: a worker searches as long as
+# it is let, one per core, while the event loop needs a core for a few milliseconds at a
+# time to send an update to every screen of a table — given the same priority the loop
+# waited behind them (bench/host_load.py: the host's main thread spent twice as long
+# runnable-but-waiting as running). Niced, the workers still use every core the host
+# leaves idle (a pool of cores - 1 would leave one idle while the host has nothing to do).
+AI_NICE = 10
+
+
 def make_executor(workers: Optional[int], cards_toml: Optional[str]):
     """The AI pool: `workers` processes (None: one per core of this process; 0: no pool,
-    the AI thinks in a thread of the host)."""
+    the AI thinks in a thread of the host), AI_NICE nicer than the host."""
     if workers == 0:
         return None
     import multiprocessing
@@ -165,7 +177,7 @@ def make_executor(workers: Optional[int], cards_toml: Optional[str]):
     # spawn: a fork of a process with threads (the host's) may deadlock
     return ProcessPoolExecutor(max_workers=max(1, workers or 1),
                                mp_context=multiprocessing.get_context("spawn"),
-                               initializer=init_worker, initargs=(cards_toml,))
+                               initializer=init_worker, initargs=(cards_toml, AI_NICE))
 
 
 # ------------------------------------------------------------------ a table
