@@ -6,7 +6,12 @@ in this process; the watchers run in a child process (their reading and decoding
 the server's work), each a raw protocol client that says hello and watches one table.
 Both stamp time with time.monotonic (one clock for every process on Linux), so the
 broadcast latency of an action is: the last watcher's receipt of that version minus the
-moment the table applied it (after its autosave, as in play).
+moment the table applied it (after its autosave, as in play). A watcher stamps a frame
+when its last byte is read and decodes it after the run: a hundred clients share one
+process here, and one's decoding would delay the others' receipts (each would decode
+on its own machine). The latency is also split at the moment the host has handed the
+update to the last watcher's socket: the host's part, and the rest (the kernel, and the
+watchers' process waiting for a core).
 
 Prints: actions per second (all tables), broadcast latency p50 / p99 / max over the
 actions every watcher of the table received, and memory per table (resident set growth
@@ -45,7 +50,7 @@ def rss() -> int:
 
 async def watchers(port: int, tables: list[str], n: int, seconds: float) -> dict:
     from tactical_tui.net import protocol as P
-    got: dict = {}                 # "watcher table version" -> first receipt
+    frames: list = []              # (watcher, table, receipt, body), decoded after the run
 
     async def one(i: int) -> None:
         tid = tables[i % len(tables)]
@@ -56,11 +61,7 @@ async def watchers(port: int, tables: list[str], n: int, seconds: float) -> dict
             while True:
                 header = await r.readexactly(4)
                 body = await r.readexactly(struct.unpack(">I", header)[0])
-                now = time.monotonic()
-                msg = json.loads(body)
-                if msg.get("t") == "update" and not msg["update"]["reset"]:
-                    key = f"{i} {tid} {msg['update']['version']}"
-                    got.setdefault(key, now)
+                frames.append((i, tid, time.monotonic(), body))
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -71,6 +72,11 @@ async def watchers(port: int, tables: list[str], n: int, seconds: float) -> dict
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    got: dict = {}                 # "watcher table version" -> first receipt
+    for i, tid, now, body in frames:
+        msg = json.loads(body)
+        if msg.get("t") == "update" and not msg["update"]["reset"]:
+            got.setdefault(f"{i} {tid} {msg['update']['version']}", now)
     return got
 
 
@@ -84,6 +90,7 @@ async def serve(args) -> None:
                     max_tables=args.tables)
     host, port = await server.start("127.0.0.1", 0)
     applied: dict = {}
+    written: dict = {}                 # (table, version) -> written to the watchers' sockets
     base = rss()
     tables = []
     for i in range(args.tables):
@@ -93,6 +100,12 @@ async def serve(args) -> None:
         def stamp(entries, game=game, tid=tid) -> None:
             applied[(tid, len(game.history))] = time.monotonic()
         game.listeners.append(stamp)
+
+        def to_watchers(update, table=table, send=table._to_watchers) -> None:
+            send(update)                 # the frame is handed to every watcher's socket here
+            if not update.reset:
+                written.setdefault((table.id, update.version), time.monotonic())
+        table._to_watchers = to_watchers   # before the first watcher: its feed calls this
         tables.append(table)
     created = rss()
     child = await asyncio.create_subprocess_exec(
@@ -116,19 +129,25 @@ async def serve(args) -> None:
     watching = {}
     for i in range(args.watchers):
         watching.setdefault(tables[i % len(tables)].id, set()).add(i)
-    lat = [max(recv.values()) - applied[k] for k, recv in per_table.items()
-           if k in applied and set(recv) == watching.get(k[0], set())]
-    lat.sort()
+    whole = [k for k, recv in per_table.items()
+             if k in applied and k in written and set(recv) == watching.get(k[0], set())]
+    lat = sorted(max(per_table[k].values()) - applied[k] for k in whole)
+    host = sorted(written[k] - applied[k] for k in whole)
+    wire = sorted(max(per_table[k].values()) - written[k] for k in whole)
     finished = sum(t.game.over for t in tables)
     print(f"{args.tables} tables of 4 {args.level} AI seats, {args.watchers} watchers, "
           f"{elapsed:.1f} s, AI pool of {args.workers or os.cpu_count()} processes, "
           f"{finished} games over")
     print(f"actions per second: {actions / elapsed:.0f} ({actions} actions)")
     if lat:
-        p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000  # noqa: E731
+        def p(values: list, q: float) -> float:
+            return values[min(len(values) - 1, int(q * len(values)))] * 1000
         print(f"broadcast latency (apply -> last watcher's receipt), {len(lat)} actions: "
-              f"p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max {lat[-1] * 1000:.1f} ms, "
+              f"p50 {p(lat, 0.5):.1f} ms, p99 {p(lat, 0.99):.1f} ms, max {lat[-1] * 1000:.1f} ms, "
               f"mean {statistics.mean(lat) * 1000:.1f} ms")
+        print(f"  of which in the host (apply -> written to the last watcher's socket): "
+              f"p50 {p(host, 0.5):.1f} ms, p99 {p(host, 0.99):.1f} ms; "
+              f"then to the receipt: p50 {p(wire, 0.5):.1f} ms, p99 {p(wire, 0.99):.1f} ms")
     print(f"memory per table: {(created - base) / args.tables / 1024:.0f} KiB when created, "
           f"{(end - base) / args.tables / 1024:.0f} KiB at the end (resident set growth / tables)")
 

@@ -478,6 +478,7 @@ class LiveTable:
         self._generation = 0                # bumped whenever history is rewritten (undo)
         self._asked: dict[int, int] = {}
         self._reset_asked()
+        self._views: dict[Optional[int], tuple[GameState, Observation]] = {}
 
     # ------------------------------------------------------------------ views
     @property
@@ -507,9 +508,21 @@ class LiveTable:
         return Turn(d.kind, tuple(d.seats),
                     tuple(s for s in d.seats if not self.game.seats[s].human), self.thinking)
 
+    def _view(self, seat: Optional[int]) -> Observation:
+        """`seat`'s observation of the current state (None: a spectator's), made once per
+        state and seat: the update that says an AI seat is thinking shows the same state
+        as the one before, and the AI's legal check after deciding sees the state it
+        decided on — a host encodes the same object once for all its watchers (wire.py)."""
+        state = self.game.state
+        got = self._views.get(seat)
+        if got is None or got[0] is not state:
+            got = self._views[seat] = (state, observe_public(state) if seat is None
+                                       else self.game.observe(seat))
+        return got[1]
+
     def _update_for(self, sub: Subscription, entries, reset: bool = False) -> Update:
         game, seat = self.game, sub.seat
-        obs = observe_public(game.state) if seat is None else game.observe(seat)
+        obs = self._view(seat)
         return Update(version=self.version, seat=seat, entries=tuple(entries), observation=obs,
                       turn=self.turn(), asked_at=self._asked.get(seat) if seat is not None else None,
                       undo=game.undo_refusal(seat) if seat is not None else Refused("undo_not_human"),
@@ -641,14 +654,14 @@ class LiveTable:
                     await self._wake.wait()
                     continue
                 generation = self._generation
-                obs = self.game.observe(seat)
+                obs = self._view(seat)
                 self.thinking = seat
                 self._publish()
                 action, reason = await self._think(seat, obs)
                 self.thinking = None
                 if self.closed:
                     return
-                if generation != self._generation or action not in self.game.observe(seat).legal:
+                if generation != self._generation or action not in self._view(seat).legal:
                     continue                  # undone meanwhile, or no longer legal: ask again
                 phase = self.game.state.phase
                 self._apply(seat, action, reason, human=False)

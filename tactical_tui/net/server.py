@@ -52,7 +52,7 @@ from attrs import define, field
 from rules import Config, IllegalAction
 from rules.cards import CardSet, default_cards, fingerprint, parse_cards
 
-from ..saves import SaveError, read as read_save
+from ..saves import SaveError, SaveText, read as read_save
 from ..savefiles import write_atomic
 from ..seeds import SEED_LIMIT
 from ..table import Applied, GameTable, LiveTable, Refused, SeatSetup, _in_thread
@@ -115,8 +115,11 @@ def _cards_for(fp: str) -> CardSet:
     return got
 
 
-def init_worker(cards_toml: Optional[str]) -> None:
-    """A worker process's initializer: the server's card data (None: the shipped one)."""
+def init_worker(cards_toml: Optional[str], nice: int = 0) -> None:
+    """A worker process's initializer: the server's card data (None: the shipped one),
+    and `nice` added to the worker's niceness (make_executor: AI_NICE)."""
+    if nice:
+        os.nice(nice)
     if cards_toml is not None:
         register_cards(parse_cards(cards_toml, "host"))
 
@@ -154,9 +157,18 @@ def decide(blob: bytes, obs: Any) -> tuple:
     return action, reason, pack(player)
 
 
+# The AI pool's workers run this much nicer than the host: a worker searches as long as
+# it is let, one per core, while the event loop needs a core for a few milliseconds at a
+# time to send an update to every screen of a table — given the same priority the loop
+# waited behind them (bench/host_load.py: the host's main thread spent twice as long
+# runnable-but-waiting as running). Niced, the workers still use every core the host
+# leaves idle (a pool of cores - 1 would leave one idle while the host has nothing to do).
+AI_NICE = 10
+
+
 def make_executor(workers: Optional[int], cards_toml: Optional[str]):
     """The AI pool: `workers` processes (None: one per core of this process; 0: no pool,
-    the AI thinks in a thread of the host)."""
+    the AI thinks in a thread of the host), AI_NICE nicer than the host."""
     if workers == 0:
         return None
     import multiprocessing
@@ -166,7 +178,7 @@ def make_executor(workers: Optional[int], cards_toml: Optional[str]):
     # spawn: a fork of a process with threads (the host's) may deadlock
     return ProcessPoolExecutor(max_workers=max(1, workers or 1),
                                mp_context=multiprocessing.get_context("spawn"),
-                               initializer=init_worker, initargs=(cards_toml,))
+                               initializer=init_worker, initargs=(cards_toml, AI_NICE))
 
 
 # ------------------------------------------------------------------ a table
@@ -234,13 +246,15 @@ class Saver:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
-        from ..saves import to_json
         game = self.game
         try:
             while self._latest is not None:
                 data, self._latest = self._latest, None
                 try:
-                    await asyncio.to_thread(lambda: _write_unsynced(game.save_path, to_json(data)))
+                    # the text here (the new actions' JSON only: SaveText), the writing
+                    # in a thread (it waits for the file system, not the interpreter)
+                    text = game.save_text.text(data)
+                    await asyncio.to_thread(_write_unsynced, game.save_path, text)
                     game.save_problem = game.save_error = None
                     if self.unsynced is not None:
                         self.unsynced.add(game.save_path)
@@ -263,16 +277,18 @@ class NetGame(GameTable):
     within SYNC_EVERY seconds. Without a running loop (resuming) it saves at once."""
 
     saver: Optional[Saver] = None
+    save_text: Optional[SaveText] = None
 
     def autosave(self) -> None:
         if self.save_path is None:
             return
+        if self.save_text is None:
+            self.save_text = SaveText()
         if self.saver is not None:
             self.saver.request(self.save_data())
             return
-        from ..saves import to_json
         try:
-            _write_unsynced(self.save_path, to_json(self.save_data()))
+            _write_unsynced(self.save_path, self.save_text.text(self.save_data()))
         except OSError as exc:
             self.save_error = exc
             self.save_problem = f"{self.save_path}: {exc}"
@@ -708,8 +724,6 @@ class Connection:
         self.tables: dict[str, Optional[int]] = {}     # table -> seat (None: watching)
         self.budget = P.ErrorBudget()
         self.chats = P.ErrorBudget(*CHAT_BURST)
-        self.queue: asyncio.Queue = asyncio.Queue()
-        self.queued = 0
         self.closing = False
         self.sent = 0                                   # frames (the bench counts them)
         self.created = 0                                # tables this connection created
@@ -727,14 +741,28 @@ class Connection:
         self.send_frame(frame)
 
     def send_frame(self, frame: bytes) -> None:
+        """Written at once, in the caller's turn of the event loop (the kernel takes what
+        it can now, the transport keeps the rest and sends it as the client reads): an
+        update reaches every connection without waiting for a task per connection. A
+        client that reads too slowly is dropped when MAX_QUEUED bytes wait for it (it
+        reconnects and gets the whole log again, `reset`); the table and the others
+        never wait for it."""
         if self.closing:
             return
-        self.queued += len(frame)
-        if self.queued > MAX_QUEUED:
-            log.warning("%s: too slow (%d bytes waiting): closing", self.peer, self.queued)
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        waiting = transport.get_write_buffer_size() + len(frame)
+        if waiting > MAX_QUEUED:
+            log.warning("%s: too slow (%d bytes waiting): closing", self.peer, waiting)
             self.close(abort=True)
             return
-        self.queue.put_nowait(frame)
+        try:
+            self.writer.write(frame)
+        except (ConnectionError, OSError, RuntimeError):   # gone meanwhile
+            self.close(abort=True)
+            return
+        self.sent += 1
 
     def send_update(self, table_id: str, update) -> None:
         try:
@@ -745,25 +773,6 @@ class Connection:
             return
         self.send({"t": "update", "table": table_id, "update": body})
 
-    async def write_loop(self) -> None:
-        try:
-            while True:
-                frame = await self.queue.get()
-                if frame is None:
-                    break
-                self.queued -= len(frame)
-                self.writer.write(frame)
-                self.sent += 1
-                await self.writer.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            self.closing = True
-            try:
-                self.writer.close()
-            except Exception:  # noqa: BLE001 - already gone
-                pass
-
     def bye(self, code: str) -> None:
         self.send(P.bye(code))
         self.close()
@@ -773,8 +782,8 @@ class Connection:
         even if the client reads nothing), close the socket, leave every table."""
         if not self.closing:
             self.closing = True
-            self.queue.put_nowait(None)
             try:
+                self.writer.close()           # after what is written (the transport's buffer)
                 asyncio.get_running_loop().call_later(5.0, self.writer.transport.abort)
             except RuntimeError:
                 pass
@@ -797,7 +806,6 @@ class Connection:
             self.bye("too_many_errors")
 
     async def run(self) -> None:
-        writer_task = asyncio.get_running_loop().create_task(self.write_loop())
         try:
             while not self.closing:
                 try:
@@ -831,7 +839,7 @@ class Connection:
         finally:
             self.close()
             try:
-                await asyncio.wait_for(writer_task, 5.0)
+                await asyncio.wait_for(self.writer.wait_closed(), 5.0)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - it is ending
                 self.writer.transport.abort()
 

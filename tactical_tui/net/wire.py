@@ -48,7 +48,8 @@ EVENT_TYPES: dict[str, type] = {
 _NULLABLE = {"AttackStarted": ("skill",)}
 
 # Frozen values sent again and again (their encodings are cached, see _encoder).
-_CACHED = frozenset({SeatView, BattleState, Config, Decision, LogEntry} | set(EVENT_TYPES.values()))
+_CACHED = frozenset({Observation, SeatView, BattleState, Config, Decision, LogEntry}
+                    | set(EVENT_TYPES.values()))
 
 # Nesting deeper than this is not a plain value of a refusal or a reason.
 _MAX_DEPTH = 8
