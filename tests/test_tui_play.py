@@ -175,3 +175,38 @@ def test_the_log_says_mana_paid_only_when_some_is(lang, paid, nothing):
     assert d.describe(ManaPaid(0, 2, 3)) == paid
     assert d.describe(ManaPaid(0, 0, 5)) == ""
     assert nothing not in d.describe(ManaPaid(0, 0, 5))
+
+
+@pytest.mark.parametrize("lang, helm, shield", [
+    ("en", "Declare Barrier (Iron Helm, mana 1)", "Declare Barrier (Kite Shield, mana 0)"),
+    ("ja", "スキル宣言《防壁》（アイアンヘルム、魔力1）", "スキル宣言《防壁》（カイトシールド、魔力0）")])
+def test_two_skills_of_one_name_say_whose_card(lang, helm, shield):
+    """Declare defense skills with an Iron Helm and a Kite Shield: both have Barrier; the
+    two rows named only the skill ("Declare Barrier (mana 1)", "… (mana 0)") and the
+    player could not tell which card each was. A skill no other row shares keeps its
+    short label."""
+    from rules import actions as A
+    ids = {c.name.en: c.id for c in SHIPPED.defense + SHIPPED.attack}
+    skill = lambda card: next(s.id for s in SHIPPED.card(ids[card]).skills if "barrier" in s.id)
+    a = A.Declare(0, ids["Iron Helm"], skill("Iron Helm"))
+    b = A.Declare(0, ids["Kite Shield"], skill("Kite Shield"))
+    fake, _ = _fake(lang, ())
+    fake._actions = [a, b]
+    assert BattleScreen.action_label(fake, a) == helm
+    assert BattleScreen.action_label(fake, b) == shield
+    fake._actions = [a]
+    assert BattleScreen.action_label(fake, a) == t("act.declare", lang, skill=SHIPPED.skill(a.skill).name.get(lang), mana=1)
+
+
+@pytest.mark.parametrize("lang, first, later", [
+    ("en", "[Initial turn] Seat 1's turn", "[Round 1] Seat 1's turn"),
+    ("ja", "［初期手番］席1の手番", "［ラウンド1］席1の手番")])
+def test_the_entry_turns_are_not_called_round_0(lang, first, later):
+    """§6 ラウンド: the rounds start after everyone has entered and made the initial turn;
+    the battle's first turns were headed "Battle, round 0" and logged "[Round 0]"."""
+    from rules.events import TurnStarted
+    from tactical_tui.text import Describer
+    d = Describer(SHIPPED, lang)
+    assert d.describe(TurnStarted(0, 0)) == first
+    assert d.describe(TurnStarted(0, 1)) == later
+    assert t("battle.title0", lang) == {"en": "Battle, initial turns", "ja": "バトル 初期手番"}[lang]
