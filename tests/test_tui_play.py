@@ -210,3 +210,34 @@ def test_the_entry_turns_are_not_called_round_0(lang, first, later):
     assert d.describe(TurnStarted(0, 0)) == first
     assert d.describe(TurnStarted(0, 1)) == later
     assert t("battle.title0", lang) == {"en": "Battle, initial turns", "ja": "バトル 初期手番"}[lang]
+
+
+def test_a_toast_breaks_japanese_lines_by_the_rules():
+    """A recap toast in Japanese at 80×24 (seen in a hotseat game): Textual broke it by
+    its own rules — "…席3にノッ" / "クアウトされた" and a line starting with "、". Now
+    no toast line starts with 、。）, and ノックアウト and a card name stay whole."""
+    import asyncio
+    from tactical_tui.app import TacticalApp
+    from tui_app import screen_text
+    msg = ("前回の判断から: 席3から6ダメージ（体力0）、席3にノックアウトされた、"
+           "席3が勝利点+3（計4）、席2が勝利点+2（計3）、エリア6に再入場")
+    hint = "ヒント: シルバーシールドを選択（入札向き）"
+
+    async def run():
+        app = TacticalApp(lang="ja", ai_delay=0.0, seed=1, autosave=False)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            app.cards                                   # the card names to keep whole
+            app.notify(msg, timeout=30)
+            app.notify(hint, timeout=30)
+            for _ in range(100):                         # both toasts drawn (under load)
+                await pilot.pause(0.05)
+                rows = [r.split("▌", 1)[1].strip() for r in screen_text(app).splitlines() if "▌" in r]
+                rows = [r for r in rows if r]
+                if "".join(rows).endswith("向き）"):
+                    break
+            assert rows and "".join(rows).replace(" ", "") == (msg + hint).replace(" ", "")
+            for r in rows:
+                assert r[0] not in "、。）」", rows
+            assert any("ノックアウト" in r for r in rows), rows
+            assert any("シルバーシールド" in r for r in rows), rows
+    asyncio.run(run())
