@@ -57,6 +57,33 @@ def _row_id(screen, selector: str) -> Optional[str]:
     return menu.get_option_at_index(i).id if i is not None and i < menu.option_count else None
 
 
+def _toasts_break_lines_by_the_game() -> None:
+    """Textual's Toast shows a notification's message broken by Textual's rules, which
+    split Japanese words and drop a wide character that ends a full line; a toast of the
+    game shows it as `TacticalApp.toast_lines` breaks it (the notification keeps its
+    message as given). Only plain messages (the game never sends markup)."""
+    try:
+        from textual.content import Content
+        from textual.widgets._toast import Toast
+    except ImportError:                  # another Textual: its own line breaking
+        return
+    if getattr(Toast, "_game_lines", False):
+        return
+    real = Toast.render
+
+    def render(self):
+        n = getattr(self, "_notification", None)
+        lines = getattr(self.app, "toast_lines", None)
+        if n is None or lines is None or n.markup:
+            return real(self)
+        body = Content(lines(n.message))
+        if n.title:
+            body = Content.assemble((n.title, self.get_visual_style("toast--title")), "\n", body)
+        return body
+    Toast.render = render
+    Toast._game_lines = True
+
+
 class TacticalApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "TACTICAL"
@@ -67,6 +94,7 @@ class TacticalApp(App):
                  resume: Optional[str] = None, seats: Optional[tuple[str, ...]] = None,
                  autosave: bool = True, store=None, join=None) -> None:
         super().__init__()
+        _toasts_break_lines_by_the_game()
         self._join = join                # (host, port, name): `tactical join`, the lobby first
         self.session = None              # net.remote.Session of `tactical join`
         from .settings import Store
@@ -110,9 +138,25 @@ class TacticalApp(App):
                timeout: Optional[float] = None, markup: bool = False) -> None:
         """Every notification is plain text: its message names paths, card names and
         save contents, so it is never parsed as markup and shows control characters
-        as escapes (`safe.plain`)."""
+        as escapes (`safe.plain`); its toast breaks it into lines by the game's rules
+        (`toast_lines`, `_GameToast`)."""
         super().notify(plain(message), title=plain(title), severity=severity,
                        timeout=timeout, markup=False)
+
+    def toast_lines(self, message: str) -> str:
+        """`message` broken into lines for a toast as i18n.break_lines breaks them — in
+        Japanese no line starts with 、。）, a card name or katakana word is not split
+        (Textual broke toasts by its own rules: "…ノッ" / "クアウト", "、…" at a line's
+        start) — at the width Textual gives a toast's text: Toast is 60 cells wide, at
+        most half the screen, less a border and padding of 4 cells and 1 more (a wide
+        character that ends a line of the full width was dropped)."""
+        from .i18n import break_lines, keep_names
+        width = min(60, self.size.width // 2) - 5
+        if width < 12:
+            return message
+        cards = getattr(self.table, "cards", None) or self._cards
+        keep = keep_names(cards, self.lang) if cards is not None else ()
+        return "\n".join(break_lines(message, width, keep))
 
     exit_game = None                     # the game open when the app ended (its exit line)
     exit_seat = (None, None)             # `tactical join`: (table, seat) open when it ended

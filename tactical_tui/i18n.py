@@ -216,6 +216,7 @@ TUI: dict[str, dict[str, str]] = {
                    "en": "Your build breaks a rule. Choose a card to remove."},
     # battle
     "battle.title": {"ja": "バトル ラウンド{r}", "en": "Battle, round {r}"},
+    "battle.title0": {"ja": "バトル 初期手番", "en": "Battle, initial turns"},
     "battle.field": {"ja": "フィールド", "en": "Field"},
     "battle.actions": {"ja": "行動", "en": "Actions"},
     "battle.info": {"ja": "情報", "en": "Info"},
@@ -248,6 +249,8 @@ TUI: dict[str, dict[str, str]] = {
     "act.counter_card": {"ja": "カウンター: {card}（距離は後で）", "en": "Counter: {card} (range later)"},
     "act.activate": {"ja": "継続スキル《{skill}》", "en": "Activate {skill}"},
     "act.declare": {"ja": "スキル宣言《{skill}》（魔力{mana}）", "en": "Declare {skill} (mana {mana})"},
+    "act.declare_card": {"ja": "スキル宣言《{skill}》（{card}、魔力{mana}）",
+                         "en": "Declare {skill} ({card}, mana {mana})"},
     "act.done": {"ja": "宣言終了", "en": "Done"},
     "act.done_targets": {"ja": "ターゲット決定", "en": "Done choosing targets"},
     # (the prompt says "choose targets": each option names the seat, so that it and its

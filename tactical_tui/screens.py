@@ -690,7 +690,13 @@ class BattleScreen(GameScreen):
         if isinstance(a, A.Activate):
             return self.tr("act.activate", skill=c.skill(a.skill).name.get(lang))
         if isinstance(a, A.Declare):
-            return self.tr("act.declare", skill=c.skill(a.skill).name.get(lang), mana=c.skill(a.skill).mana)
+            name = c.skill(a.skill).name.get(lang)
+            twin = any(isinstance(b, A.Declare) and b.card != a.card
+                       and c.skill(b.skill).name.get(lang) == name for b in getattr(self, "_actions", ()))
+            if twin:      # two cards with a skill of that name: which card's (Barrier)
+                return self.tr("act.declare_card", skill=name, card=c.card(a.card).name.get(lang),
+                               mana=c.skill(a.skill).mana)
+            return self.tr("act.declare", skill=name, mana=c.skill(a.skill).mana)
         if isinstance(a, A.Done):
             return self.tr("act.done_targets" if obs.pending.kind == "targets" else "act.done")
         if isinstance(a, A.ChooseTarget):
@@ -835,7 +841,8 @@ class BattleScreen(GameScreen):
         atk = obs.battle.attack if obs.battle else None
         if self.my_turn() and stage in ("unluck", "draw") and atk is not None:
             prompt += f" ({self.bag_owner(atk)})" if self.lang == "en" else f"（{self.bag_owner(atk)}）"
-        self.set_topbar([self.tr('battle.title', r=rnd), self.seat_name(self.seat)], prompt)
+        self.set_topbar([self.tr('battle.title' if rnd else 'battle.title0', r=rnd),   # round 0: §6 初期手番
+                         self.seat_name(self.seat)], prompt)
         legal = self.legal()            # what gives something up comes last
         self._actions = [a for a in legal if not isinstance(a, GIVE_UP)] + \
             [a for a in legal if isinstance(a, GIVE_UP)]

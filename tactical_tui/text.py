@@ -310,8 +310,8 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
         lambda d, e: f"{d.seat(e.seat)}がエリア{e.area}へ{'再' if e.reenter else ''}登場",
         lambda d, e: f"{d.seat(e.seat)} {'re-enters' if e.reenter else 'enters'} area {e.area}"),
     E.TurnStarted: (
-        lambda d, e: f"［ラウンド{e.round}］{d.seat(e.seat)}の手番",
-        lambda d, e: f"[Round {e.round}] {d.seat(e.seat)}'s turn"),
+        lambda d, e: (f"［ラウンド{e.round}］" if e.round else "［初期手番］") + f"{d.seat(e.seat)}の手番",
+        lambda d, e: (f"[Round {e.round}] " if e.round else "[Initial turn] ") + f"{d.seat(e.seat)}'s turn"),
     E.TurnEnded: (lambda d, e: f"{d.seat(e.seat)}の手番終了", lambda d, e: f"{d.seat(e.seat)} ends the turn"),
     E.Moved: (
         lambda d, e: f"{d.seat(e.seat)}がエリア{e.from_area}→{e.to_area}へ移動",

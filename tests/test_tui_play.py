@@ -175,3 +175,69 @@ def test_the_log_says_mana_paid_only_when_some_is(lang, paid, nothing):
     assert d.describe(ManaPaid(0, 2, 3)) == paid
     assert d.describe(ManaPaid(0, 0, 5)) == ""
     assert nothing not in d.describe(ManaPaid(0, 0, 5))
+
+
+@pytest.mark.parametrize("lang, helm, shield", [
+    ("en", "Declare Barrier (Iron Helm, mana 1)", "Declare Barrier (Kite Shield, mana 0)"),
+    ("ja", "スキル宣言《防壁》（アイアンヘルム、魔力1）", "スキル宣言《防壁》（カイトシールド、魔力0）")])
+def test_two_skills_of_one_name_say_whose_card(lang, helm, shield):
+    """Declare defense skills with an Iron Helm and a Kite Shield: both have Barrier; the
+    two rows named only the skill ("Declare Barrier (mana 1)", "… (mana 0)") and the
+    player could not tell which card each was. A skill no other row shares keeps its
+    short label."""
+    from rules import actions as A
+    ids = {c.name.en: c.id for c in SHIPPED.defense + SHIPPED.attack}
+    skill = lambda card: next(s.id for s in SHIPPED.card(ids[card]).skills if "barrier" in s.id)
+    a = A.Declare(0, ids["Iron Helm"], skill("Iron Helm"))
+    b = A.Declare(0, ids["Kite Shield"], skill("Kite Shield"))
+    fake, _ = _fake(lang, ())
+    fake._actions = [a, b]
+    assert BattleScreen.action_label(fake, a) == helm
+    assert BattleScreen.action_label(fake, b) == shield
+    fake._actions = [a]
+    assert BattleScreen.action_label(fake, a) == t("act.declare", lang, skill=SHIPPED.skill(a.skill).name.get(lang), mana=1)
+
+
+@pytest.mark.parametrize("lang, first, later", [
+    ("en", "[Initial turn] Seat 1's turn", "[Round 1] Seat 1's turn"),
+    ("ja", "［初期手番］席1の手番", "［ラウンド1］席1の手番")])
+def test_the_entry_turns_are_not_called_round_0(lang, first, later):
+    """§6 ラウンド: the rounds start after everyone has entered and made the initial turn;
+    the battle's first turns were headed "Battle, round 0" and logged "[Round 0]"."""
+    from rules.events import TurnStarted
+    from tactical_tui.text import Describer
+    d = Describer(SHIPPED, lang)
+    assert d.describe(TurnStarted(0, 0)) == first
+    assert d.describe(TurnStarted(0, 1)) == later
+    assert t("battle.title0", lang) == {"en": "Battle, initial turns", "ja": "バトル 初期手番"}[lang]
+
+
+def test_a_toast_breaks_japanese_lines_by_the_rules():
+    """A recap toast in Japanese at 80×24 (seen in a hotseat game): Textual broke it by
+    its own rules — "…席3にノッ" / "クアウトされた" and a line starting with "、". Now
+    no toast line starts with 、。）, and ノックアウト and a card name stay whole."""
+    import asyncio
+    from tactical_tui.app import TacticalApp
+    from tui_app import screen_text
+    msg = ("前回の判断から: 席3から6ダメージ（体力0）、席3にノックアウトされた、"
+           "席3が勝利点+3（計4）、席2が勝利点+2（計3）、エリア6に再入場")
+    hint = "ヒント: シルバーシールドを選択（入札向き）"
+
+    async def run():
+        app = TacticalApp(lang="ja", ai_delay=0.0, seed=1, autosave=False)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            app.cards                                   # the card names to keep whole
+            app.notify(msg, timeout=30)
+            app.notify(hint, timeout=30)
+            for _ in range(100):                         # both toasts drawn (under load)
+                await pilot.pause(0.05)
+                rows = [r.split("▌", 1)[1].strip() for r in screen_text(app).splitlines() if "▌" in r]
+                rows = [r for r in rows if r]
+                if "".join(rows).endswith("向き）"):
+                    break
+            assert rows and "".join(rows).replace(" ", "") == (msg + hint).replace(" ", "")
+            for r in rows:
+                assert r[0] not in "、。）」", rows
+            assert any("ノックアウト" in r for r in rows), rows
+            assert any("シルバーシールド" in r for r in rows), rows
+    asyncio.run(run())
