@@ -896,10 +896,11 @@ class GameOverScreen(GameScreen):
         lines.append("")
         lines.append(self.tr("over.standings") + ":")
         ranked = sorted(range(len(state.seats)), key=lambda i: -state.seats[i].vp)
+        names = min(20, max([14] + [cell_len(self.seat_name(i)) for i in ranked]))  # players' names
         for rank, i in enumerate(ranked, 1):
             s = state.seats[i]
             race = self.cards.race(s.race).name.get(self.lang) if s.race else "-"
-            lines.append(f" {rank}. {pad(self.seat_name(i), 14)} VP {s.vp}  {race}  "
+            lines.append(f" {rank}. {pad(self.seat_name(i), names)} VP {s.vp}  {race}  "
                          f"{self.cards.guild(s.guild).name.get(self.lang)}")
         lines.append("")
         lines.append(self.tr("over.history") + ":")

@@ -819,3 +819,36 @@ def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatc
                 assert "tactical --resume" not in text and "Continue" not in text
                 await pa.press("escape")
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_game_over_standings_show_the_players_names_whole(lang):
+    """At a server's table the standings name each seat's player ("Seat 3 carolina·AI":
+    18 cells); the column widens to hold them (it cut them at 14 cells: "Seat 3
+    carol·…")."""
+    from tactical_tui.widgets import localized
+
+    async def run():
+        live, session, client = _wired(5, seats=("human", "human", "human", "normal"))
+        app = _remote_app(session, lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            live.start()
+            remote = session.remote("1", 0)
+            app.seat_views(remote, (0,))
+            await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
+            remote.seats_changed([
+                {"seat": 0, "kind": "human", "name": "ann", "level": None, "status": "connected"},
+                {"seat": 1, "kind": "human", "name": "bo", "level": None, "status": "connected"},
+                {"seat": 2, "kind": "human", "name": "carolina", "level": None, "status": "ai_takeover"},
+                {"seat": 3, "kind": "ai", "name": None, "level": "normal", "status": "ai"}])
+            await _wait(pilot, lambda: "carolina" in app.screen.seat_name(2))
+            live.close()                         # no more updates: the screen stays
+            await pilot.pause(0.05)
+            over = localized(GameOverScreen, lang)(0, "over")
+            over.latest = app.feeds[0].latest
+            app.push_screen(over)
+            await _wait(pilot, lambda: over._ready)
+            body = str(over.query_one("#standings").render())
+            seat = "Seat " if lang == "en" else "席"
+            assert f"{seat}3 carolina·AI VP 0" in body and f"{seat}2 bo " in body
+    asyncio.run(run())
