@@ -591,8 +591,11 @@ class LobbyScreen(BaseScreen):
             self.app.run_worker(_refresh(self.app), group="join-refresh", exclusive=True)
 
     def tables(self) -> list:
+        """The server's tables in its order, the finished ones ("over") last: the first
+        row is a table to play at (`j` sits at the highlighted one)."""
         session = self.app.session
-        return list(session.tables.values()) if session is not None else []
+        tables = list(session.tables.values()) if session is not None else []
+        return sorted(tables, key=lambda info: bool(info.get("over")))
 
     def row(self, info: dict) -> Text:
         session = self.app.session

@@ -168,10 +168,9 @@ class GameScreen(BaseScreen):
         if i == self.seat and self.is_human(i):
             name += f"({self.tr('you')})"
             return name
-        name += self.player_name(i)
         if not self.is_human(i):
-            name += "·AI"
-        return name
+            name += "·AI"                    # before the name: a narrow panel cuts the name
+        return name + self.player_name(i)
 
     def player_name(self, i: int) -> str:
         """" carol": the name of the person at seat `i` of a server's table (net.remote:

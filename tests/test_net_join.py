@@ -660,7 +660,7 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
                 await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "ai_takeover")
                 assert ("Seat 1: carol (AI takeover)" if lang == "en" else "席1: carol（AIが代行中）") in shown
                 await _until_app(pb, lambda: bob.screen.seat_name(0) ==
-                                 ("Seat 1 carol·AI" if lang == "en" else "席1 carol·AI"))   # redrawn
+                                 ("Seat 1·AI carol" if lang == "en" else "席1·AI carol"))   # redrawn
                 back = C.Client(host.host, host.port, "carol", "en")
                 await back.start()
                 await back.request("join", table=made["table"], seat=0, token=seat["token"])
@@ -823,9 +823,9 @@ def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatc
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_the_game_over_standings_show_the_players_names_whole(lang):
-    """At a server's table the standings name each seat's player ("Seat 3 carolina·AI":
-    18 cells); the column widens to hold them (it cut them at 14 cells: "Seat 3
-    carol·…")."""
+    """At a server's table the standings name each seat's player ("Seat 3·AI carolina":
+    18 cells); the column widens to hold them (it cut them at 14 cells: "Seat 3·AI
+    caro…")."""
     from tactical_tui.widgets import localized
 
     async def run():
@@ -850,5 +850,33 @@ def test_the_game_over_standings_show_the_players_names_whole(lang):
             await _wait(pilot, lambda: over._ready)
             body = str(over.query_one("#standings").render())
             seat = "Seat " if lang == "en" else "席"
-            assert f"{seat}3 carolina·AI VP 0" in body and f"{seat}2 bo " in body
+            assert f"{seat}3·AI carolina VP 0" in body and f"{seat}2 bo " in body
+    asyncio.run(run())
+
+
+def test_the_lobby_lists_finished_tables_last(tmp_path):
+    """After a game, its table stays listed ("over") for a while: a new table created
+    after it comes first, so `j` on the first row sits at the new table (it found the
+    finished one: "This table has no open seat")."""
+    async def run():
+        async with Host(tmp_path) as host:
+            raw = C.Client(host.host, host.port, "ann", "en")
+            await raw.start()
+            done = await raw.request("create", seats=[{"kind": "ai", "level": "random"}] * 3,
+                                     first_game=True, private=False, clock=None)
+            for _ in range(3000):
+                if host.server.tables[done["table"]].game.over:
+                    break
+                await asyncio.sleep(0.01)
+            new = await raw.request("create", seats=[{"kind": "open"}, {"kind": "ai", "level": "random"},
+                                                     {"kind": "ai", "level": "random"}],
+                                    first_game=True, private=False, clock=None)
+            bob = _client_app(host, "bob")
+            async with bob.run_test(size=(80, 24)) as pb:
+                await _until_app(pb, lambda: _lobby_ready(bob) and len(bob.session.tables) == 2)
+                assert [t["table"] for t in bob.screen.tables()] == [new["table"], done["table"]]
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                assert bob.live.table == new["table"]
+            await raw.close()
     asyncio.run(run())
