@@ -328,7 +328,7 @@ def quit_question(app) -> str:
         return tx("ask.plain", app.lang)
     kind, command = back_command(app)
     return t("net.quit.seat", app.lang, seat=t("seat", app.lang, n=seat + 1),
-             how=t("net.how." + kind, app.lang, command=command))
+             how=t("net.how." + kind, app.lang), command=command)   # the command on a line of its own
 
 
 def _bye(app, code: str) -> None:

@@ -792,11 +792,11 @@ def test_the_takeover_ai_deciding_counts_as_an_ai_seat_in_the_turn():
 
 
 @pytest.mark.parametrize("lang, ssh, words", [
-    ("en", None, "Leave the table? Seat 1 stays yours: to come back, run tactical join "
-                 "127.0.0.1:{port} --name alice. Until then, after a short while, the AI plays it"),
-    ("en", "ssh -p 2222 alice@10.0.0.5", "to come back, log in again (ssh -p 2222 alice@10.0.0.5)"),
-    ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします"
-                                        "（ssh -p 2222 alice@10.0.0.5）。"),
+    ("en", None, "Leave the table? Seat 1 stays yours. To come back, run:\n  tactical join "
+                 "127.0.0.1:{port} --name alice\nUntil then, after a short while, the AI plays it"),
+    ("en", "ssh -p 2222 alice@10.0.0.5", "To come back, log in again:\n  ssh -p 2222 alice@10.0.0.5\n"),
+    ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします:\n"
+                                        "  ssh -p 2222 alice@10.0.0.5\n戻るまでの間"),
 ])
 def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatch, lang, ssh, words):
     """Ctrl+C at a server's table: not the local game's "it is saved, Continue…" — the
