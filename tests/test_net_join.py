@@ -816,6 +816,8 @@ def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatc
                 await _until_app(pa, lambda: type(alice.screen).__name__.startswith("ConfirmScreen"))
                 text = alice.screen.question
                 assert words.format(port=host.port) in text
+                shown = str(alice.screen.query_one(".dialog-title").render())
+                assert "\\n" not in shown and words.format(port=host.port).split("\n")[1] in shown.splitlines()
                 assert "tactical --resume" not in text and "Continue" not in text
                 await pa.press("escape")
     asyncio.run(run())
