@@ -479,13 +479,13 @@ TUI: dict[str, dict[str, str]] = {
     "net.bye.idle": {"ja": "応答がないため切断されました", "en": "Disconnected: idle"},
     "net.bye.replaced": {"ja": "別の接続がこの席を引き継ぎました",
                          "en": "Another connection took this seat over"},
-    "net.quit.seat": {"ja": "テーブルを離れますか？ {seat}はあなたのままです。戻るには{how}。"
+    "net.quit.seat": {"ja": "テーブルを離れますか？ {seat}はあなたのままです。戻るには{how}:\n  {command}\n"
                             "戻るまでの間、少し経つとAIが代わりにプレイします。",
-                      "en": "Leave the table? {seat} stays yours: to come back, {how}. Until then, "
-                            "after a short while, the AI plays it for you."},
+                      "en": "Leave the table? {seat} stays yours. To come back, {how}:\n  {command}\n"
+                            "Until then, after a short while, the AI plays it for you."},
     "net.quit.over": {"ja": "終了しますか？（このゲームは終わっています）", "en": "Quit? (This game is over.)"},
-    "net.how.ssh": {"ja": "もう一度ログインします（{command}）", "en": "log in again ({command})"},
-    "net.how.join": {"ja": "{command} を実行します", "en": "run {command}"},
+    "net.how.ssh": {"ja": "もう一度ログインします", "en": "log in again"},
+    "net.how.join": {"ja": "次を実行します", "en": "run"},
     "net.seat.dropped": {"ja": "* {seat}（{who}）の接続が切れました。戻らなければAIが代行します",
                          "en": "* {seat} ({who}) lost the connection; the AI plays it if they are not back soon"},
     "net.seat.takeover": {"ja": "* {seat}（{who}）をAIが代行します（戻るまで）",

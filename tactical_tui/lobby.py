@@ -328,7 +328,7 @@ def quit_question(app) -> str:
         return tx("ask.plain", app.lang)
     kind, command = back_command(app)
     return t("net.quit.seat", app.lang, seat=t("seat", app.lang, n=seat + 1),
-             how=t("net.how." + kind, app.lang, command=command))
+             how=t("net.how." + kind, app.lang), command=command)   # the command on a line of its own
 
 
 def _bye(app, code: str) -> None:
@@ -591,8 +591,11 @@ class LobbyScreen(BaseScreen):
             self.app.run_worker(_refresh(self.app), group="join-refresh", exclusive=True)
 
     def tables(self) -> list:
+        """The server's tables in its order, the finished ones ("over") last: the first
+        row is a table to play at (`j` sits at the highlighted one)."""
         session = self.app.session
-        return list(session.tables.values()) if session is not None else []
+        tables = list(session.tables.values()) if session is not None else []
+        return sorted(tables, key=lambda info: bool(info.get("over")))
 
     def row(self, info: dict) -> Text:
         session = self.app.session

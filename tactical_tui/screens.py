@@ -168,10 +168,9 @@ class GameScreen(BaseScreen):
         if i == self.seat and self.is_human(i):
             name += f"({self.tr('you')})"
             return name
-        name += self.player_name(i)
         if not self.is_human(i):
-            name += "·AI"
-        return name
+            name += "·AI"                    # before the name: a narrow panel cuts the name
+        return name + self.player_name(i)
 
     def player_name(self, i: int) -> str:
         """" carol": the name of the person at seat `i` of a server's table (net.remote:
@@ -903,10 +902,11 @@ class GameOverScreen(GameScreen):
         lines.append("")
         lines.append(self.tr("over.standings") + ":")
         ranked = sorted(range(len(state.seats)), key=lambda i: -state.seats[i].vp)
+        names = min(20, max([14] + [cell_len(self.seat_name(i)) for i in ranked]))  # players' names
         for rank, i in enumerate(ranked, 1):
             s = state.seats[i]
             race = self.cards.race(s.race).name.get(self.lang) if s.race else "-"
-            lines.append(f" {rank}. {pad(self.seat_name(i), 14)} VP {s.vp}  {race}  "
+            lines.append(f" {rank}. {pad(self.seat_name(i), names)} VP {s.vp}  {race}  "
                          f"{self.cards.guild(s.guild).name.get(self.lang)}")
         lines.append("")
         lines.append(self.tr("over.history") + ":")

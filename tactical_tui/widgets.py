@@ -494,7 +494,9 @@ class ConfirmScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Container(classes="dialog"):
-            yield Static(as_text(self.question + "  (y/n)"), classes="dialog-title")
+            # a question may hold lines (the remote quit dialog's command: lobby.quit_question);
+            # the data in it is plain already
+            yield Static(as_text(self.question + "  (y/n)", lines=True), classes="dialog-title")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

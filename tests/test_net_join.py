@@ -660,7 +660,7 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
                 await _until_app(pb, lambda: bob.feeds[1].latest.seats[0] == "ai_takeover")
                 assert ("Seat 1: carol (AI takeover)" if lang == "en" else "席1: carol（AIが代行中）") in shown
                 await _until_app(pb, lambda: bob.screen.seat_name(0) ==
-                                 ("Seat 1 carol·AI" if lang == "en" else "席1 carol·AI"))   # redrawn
+                                 ("Seat 1·AI carol" if lang == "en" else "席1·AI carol"))   # redrawn
                 back = C.Client(host.host, host.port, "carol", "en")
                 await back.start()
                 await back.request("join", table=made["table"], seat=0, token=seat["token"])
@@ -792,11 +792,11 @@ def test_the_takeover_ai_deciding_counts_as_an_ai_seat_in_the_turn():
 
 
 @pytest.mark.parametrize("lang, ssh, words", [
-    ("en", None, "Leave the table? Seat 1 stays yours: to come back, run tactical join "
-                 "127.0.0.1:{port} --name alice. Until then, after a short while, the AI plays it"),
-    ("en", "ssh -p 2222 alice@10.0.0.5", "to come back, log in again (ssh -p 2222 alice@10.0.0.5)"),
-    ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします"
-                                        "（ssh -p 2222 alice@10.0.0.5）。"),
+    ("en", None, "Leave the table? Seat 1 stays yours. To come back, run:\n  tactical join "
+                 "127.0.0.1:{port} --name alice\nUntil then, after a short while, the AI plays it"),
+    ("en", "ssh -p 2222 alice@10.0.0.5", "To come back, log in again:\n  ssh -p 2222 alice@10.0.0.5\n"),
+    ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします:\n"
+                                        "  ssh -p 2222 alice@10.0.0.5\n戻るまでの間"),
 ])
 def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatch, lang, ssh, words):
     """Ctrl+C at a server's table: not the local game's "it is saved, Continue…" — the
@@ -816,6 +816,69 @@ def test_the_quit_dialog_of_a_remote_seat_says_what_is_true(tmp_path, monkeypatc
                 await _until_app(pa, lambda: type(alice.screen).__name__.startswith("ConfirmScreen"))
                 text = alice.screen.question
                 assert words.format(port=host.port) in text
+                shown = str(alice.screen.query_one(".dialog-title").render())
+                assert "\\n" not in shown and words.format(port=host.port).split("\n")[1] in shown.splitlines()
                 assert "tactical --resume" not in text and "Continue" not in text
                 await pa.press("escape")
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_game_over_standings_show_the_players_names_whole(lang):
+    """At a server's table the standings name each seat's player ("Seat 3·AI carolina":
+    18 cells); the column widens to hold them (it cut them at 14 cells: "Seat 3·AI
+    caro…")."""
+    from tactical_tui.widgets import localized
+
+    async def run():
+        live, session, client = _wired(5, seats=("human", "human", "human", "normal"))
+        app = _remote_app(session, lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            live.start()
+            remote = session.remote("1", 0)
+            app.seat_views(remote, (0,))
+            await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
+            remote.seats_changed([
+                {"seat": 0, "kind": "human", "name": "ann", "level": None, "status": "connected"},
+                {"seat": 1, "kind": "human", "name": "bo", "level": None, "status": "connected"},
+                {"seat": 2, "kind": "human", "name": "carolina", "level": None, "status": "ai_takeover"},
+                {"seat": 3, "kind": "ai", "name": None, "level": "normal", "status": "ai"}])
+            await _wait(pilot, lambda: "carolina" in app.screen.seat_name(2))
+            live.close()                         # no more updates: the screen stays
+            await pilot.pause(0.05)
+            over = localized(GameOverScreen, lang)(0, "over")
+            over.latest = app.feeds[0].latest
+            app.push_screen(over)
+            await _wait(pilot, lambda: over._ready)
+            body = str(over.query_one("#standings").render())
+            seat = "Seat " if lang == "en" else "席"
+            assert f"{seat}3·AI carolina VP 0" in body and f"{seat}2 bo " in body
+    asyncio.run(run())
+
+
+def test_the_lobby_lists_finished_tables_last(tmp_path):
+    """After a game, its table stays listed ("over") for a while: a new table created
+    after it comes first, so `j` on the first row sits at the new table (it found the
+    finished one: "This table has no open seat")."""
+    async def run():
+        async with Host(tmp_path) as host:
+            raw = C.Client(host.host, host.port, "ann", "en")
+            await raw.start()
+            done = await raw.request("create", seats=[{"kind": "ai", "level": "random"}] * 3,
+                                     first_game=True, private=False, clock=None)
+            for _ in range(3000):
+                if host.server.tables[done["table"]].game.over:
+                    break
+                await asyncio.sleep(0.01)
+            new = await raw.request("create", seats=[{"kind": "open"}, {"kind": "ai", "level": "random"},
+                                                     {"kind": "ai", "level": "random"}],
+                                    first_game=True, private=False, clock=None)
+            bob = _client_app(host, "bob")
+            async with bob.run_test(size=(80, 24)) as pb:
+                await _until_app(pb, lambda: _lobby_ready(bob) and len(bob.session.tables) == 2)
+                assert [t["table"] for t in bob.screen.tables()] == [new["table"], done["table"]]
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                assert bob.live.table == new["table"]
+            await raw.close()
     asyncio.run(run())
