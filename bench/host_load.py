@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import struct
 import subprocess
@@ -120,6 +121,7 @@ async def serve(args) -> None:
     end = rss()
     await server.stop()
     server.executor.shutdown(wait=True, cancel_futures=True) if server.executor else None
+    shutil.rmtree(folder, ignore_errors=True)          # the tables' saves
 
     got = json.loads(out)
     per_table: dict = {}
