@@ -607,6 +607,8 @@ class _Session(asyncssh.SSHServerSession):
             self._send(_RESET)
         if self._ending == "idle":
             self._say(*idle_message(self._door.idle))
+        elif self._ending == "stopping":         # after the child's line (the seat is kept)
+            self._say("ssh.stopping")
         self._exit(_status(returncode))
 
     def _close_pty(self) -> None:
