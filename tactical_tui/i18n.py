@@ -74,6 +74,8 @@ TUI: dict[str, dict[str, str]] = {
                  "en": "This host is full ({n} sessions at once). Try again later."},
     "ssh.full.one": {"ja": "このホストは満員です（同時に1接続まで）。しばらくしてから接続してください。",
                      "en": "This host is full (one session at a time). Try again later."},
+    "ssh.stopping": {"ja": "ホストが停止しました。再び動き出したら、同じsshで席に戻れます。",
+                     "en": "The host has stopped. Once it runs again, the same ssh takes you back to your seat."},
     "ssh.start_failed": {"ja": "ゲームを起動できませんでした: {error}",
                          "en": "The game could not be started: {error}"},
     "ssh.listening": {"ja": "SSH: ssh -p {port} 名前@{host}（ホスト鍵 {fingerprint}）",

@@ -882,3 +882,20 @@ def test_the_lobby_lists_finished_tables_last(tmp_path):
                 assert bob.live.table == new["table"]
             await raw.close()
     asyncio.run(run())
+
+
+def test_leaving_a_finished_game_forgets_its_seat(tmp_path):
+    """The seat token of a game that is over is forgotten when its view is left: no
+    "Your seat at table … is kept" after a finished game, no "back to your seat" for it."""
+    from types import SimpleNamespace
+    from tactical_tui.net.remote import SeatTokens
+
+    async def run():
+        session = Session("127.0.0.1", 7411, "ann", "en", tokens=SeatTokens(tmp_path / "seats.json"))
+        for table in ("over", "going"):
+            session.seated(table, 0, "tok-" + table)
+            remote = session.remote(table, 0)
+            remote.latest = SimpleNamespace(over=table == "over")
+            remote.close()
+        assert set(session.saved_seats()) == {"going"}
+    asyncio.run(run())

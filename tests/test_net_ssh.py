@@ -481,9 +481,14 @@ def test_stopping_the_host_hangs_up_every_session(host_dir, client_key):
     async def main() -> None:
         door = await start(child_command(), keys)
         async with connect(door, "ivan", key) as conn:
-            pid = _pid(await (await pty(conn)).until("SIZE 80x24"))
-            await stop(door)
+            term = await pty(conn)
+            pid = _pid(await term.until("SIZE 80x24"))
+            door.close()
             await _gone(pid)
+            # after the child's last words (HUP), the player is told why and how to come back
+            assert "The host has stopped. Once it runs again, the same ssh takes you back" in \
+                (await term.rest()).replace("\n", " ")
+            await asyncio.wait_for(door.wait_closed(), WAIT)
             assert not door.sessions
     asyncio.run(main())
 

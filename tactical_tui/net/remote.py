@@ -381,6 +381,8 @@ class Session:
         if self.remotes.get(remote.table) is remote:
             del self.remotes[remote.table]
         self.held.pop(remote.table, None)
+        if remote.latest is not None and remote.latest.over and remote.seat is not None:
+            self.unseated(remote.table)        # a finished game: no seat to come back to
         if self.client.connected:
             fut = self.client.send("leave", table=remote.table)
             fut.add_done_callback(lambda f: f.cancelled() or f.exception())

@@ -71,6 +71,7 @@ NAME_CELLS = 24            # the protocol's hello: a name of 1–24 printable ch
 GUEST = "guest"            # the name of a user name that has nothing printable in it
 IDLE = 30 * 60.0           # seconds without a key before a session is closed
 KILL_AFTER = 5.0           # seconds between the hang-up and SIGKILL
+CLOSE_WAIT = 2.0          # seconds the clients have to leave by themselves when the door closes
 MAX_SESSIONS = 64
 DEFAULT_SIZE = (80, 24)    # a client that says its terminal has 0 columns or rows
 
@@ -307,6 +308,12 @@ class SSHDoor:
             await self._acceptor.wait_closed()
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        # each client leaves by itself once its session is closed, having read all of it
+        # (the child's last line, the door's "the host has stopped"); closing its
+        # connection at once cut that off ("Disconnected by application")
+        waits = [asyncio.ensure_future(conn.wait_closed()) for conn in list(self._conns)]
+        if waits:
+            await asyncio.wait(waits, timeout=CLOSE_WAIT)
         for conn in list(self._conns):
             conn.close()
         for conn in list(self._conns):
@@ -607,6 +614,8 @@ class _Session(asyncssh.SSHServerSession):
             self._send(_RESET)
         if self._ending == "idle":
             self._say(*idle_message(self._door.idle))
+        elif self._ending == "stopping":         # after the child's line (the seat is kept)
+            self._say("ssh.stopping")
         self._exit(_status(returncode))
 
     def _close_pty(self) -> None:
