@@ -726,8 +726,10 @@ def test_the_lobby_follows_a_change_of_language(tmp_path):
                 await _until_app(pilot, lambda: _lobby_ready(app) and "Lobby" in screen_text(app))
                 from tactical_tui.commands import switch_language
                 switch_language(app)
-                await _until_app(pilot, lambda: "ロビー" in screen_text(app))
-                assert isinstance(app.screen, LobbyScreen) and "c 作成" in screen_text(app)
+                # the lobby's body and its footer are redrawn in separate refreshes
+                await _until_app(pilot, lambda: "ロビー" in screen_text(app)
+                                 and "c 作成" in screen_text(app))
+                assert isinstance(app.screen, LobbyScreen)
     asyncio.run(run())
 
 
