@@ -207,6 +207,7 @@ def _print_exit_line(app) -> None:
     `tactical join`: that the seat is kept, and the command that goes back to it)."""
     from .exitline import exit_line
     line = exit_line(app)
+    command = None
     table, seat = getattr(app, "exit_seat", (None, None))
     session = getattr(app, "session", None)
     if session is not None and isinstance(seat, int) and table in session.saved_seats():
@@ -214,14 +215,16 @@ def _print_exit_line(app) -> None:
         import shlex
         from .i18n import t
         if os.environ.get("TACTICAL_SSH_BACK"):      # through the SSH front door: ssh again
-            line = t("join.exit_line_ssh", app.lang, table=table,
-                     command=os.environ["TACTICAL_SSH_BACK"])
+            line = t("join.exit_line_ssh", app.lang, table=table)
+            command = os.environ["TACTICAL_SSH_BACK"]
         else:
-            line = t("join.exit_line", app.lang, table=table, address=session.address,
-                     name=shlex.quote(session.client.name))
+            line = t("join.exit_line", app.lang, table=table)
+            command = f"tactical join {session.address} --name {shlex.quote(session.client.name)}"
     if line:
         try:
             print(plain(line))
+            if command:
+                print("  " + plain(command))
         except (OSError, ValueError):    # the terminal is gone (a hang-up)
             pass
 

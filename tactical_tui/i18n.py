@@ -427,10 +427,11 @@ TUI: dict[str, dict[str, str]] = {
                         "your seat until you are back, at your next decision. If your terminal went away, "
                         "tactical join again with the same name (or, if you came in by ssh, the same ssh "
                         "again) takes you back to your seat."},
-    "join.exit_line": {"ja": "テーブル {table} の席はあなたのままです。戻るには: tactical join {address} --name {name}",
-                       "en": "Your seat at table {table} is kept. Back to it with: tactical join {address} --name {name}"},
-    "join.exit_line_ssh": {"ja": "テーブル {table} の席はあなたのままです。戻るには、もう一度ログインします: {command}",
-                           "en": "Your seat at table {table} is kept. Back to it: log in again with {command}"},
+    # the command goes on a line of its own (an 80-column terminal broke it in two)
+    "join.exit_line": {"ja": "テーブル {table} の席はあなたのままです。戻るには:",
+                       "en": "Your seat at table {table} is kept. Back to it with:"},
+    "join.exit_line_ssh": {"ja": "テーブル {table} の席はあなたのままです。戻るには、もう一度ログインします:",
+                           "en": "Your seat at table {table} is kept. Back to it: log in again with"},
     "join.seat_who": {"ja": "{who}（{state}）", "en": "{who} ({state})"},
     "join.seat_line": {"ja": "{who}  {what}", "en": "{who}  {what}"},
     "key.undo": {"ja": "戻す", "en": "Undo"},

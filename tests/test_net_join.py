@@ -594,14 +594,14 @@ def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeyp
             out = io.StringIO()
             with redirect_stdout(out):
                 _print_exit_line(first)
-            assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it with: "
-                                      f"tactical join 127.0.0.1:{host.port} --name alice\n")
+            assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it with:\n"
+                                      f"  tactical join 127.0.0.1:{host.port} --name alice\n")
             monkeypatch.setenv("TACTICAL_SSH_BACK", "ssh -p 2222 alice@10.0.0.5")   # the SSH door's
             out = io.StringIO()
             with redirect_stdout(out):
                 _print_exit_line(first)
             assert out.getvalue() == (f"Your seat at table {table} is kept. Back to it: "
-                                      "log in again with ssh -p 2222 alice@10.0.0.5\n")
+                                      "log in again with\n  ssh -p 2222 alice@10.0.0.5\n")
             monkeypatch.delenv("TACTICAL_SSH_BACK")
             again = TacticalApp(lang="en", ai_delay=0.0, join=(host.host, host.port, "alice"))
             async with again.run_test(size=(80, 24)) as pilot:
