@@ -112,6 +112,7 @@ class TacticalApp(App):
         self._quick = quick
         self._seed = seed
         self._prompted = None                # (seat, asked_at) of the dialog last asked
+        self._first_handover = False
         self._sync_queued = False
 
     @property
@@ -430,6 +431,7 @@ class TacticalApp(App):
         self.feeds = {}
         self._phase = None
         self._prompted = None
+        self._first_handover = len(seats) > 1   # hotseat: the first seat is handed over too
         for seat in seats:
             self.feeds[seat] = SeatFeed(seat)
             live.subscribe(seat, callback=partial(self._on_update, live, seat))
@@ -536,8 +538,9 @@ class TacticalApp(App):
         if update is None:                   # a server's table: its first update is coming
             return
         asked = [s for s in update.turn.seats if update.seats[s] == "human"]
-        if len(self.feeds) > 1 and asked and asked[0] != self.viewer:
-            self._hand_over(asked[0])
+        if len(self.feeds) > 1 and asked and (asked[0] != self.viewer or self._first_handover):
+            self._first_handover = False     # (a new or continued game: whoever is at the
+            self._hand_over(asked[0])        # keyboard may not be the first seat)
             return
         self._show(update)
         if update.over:

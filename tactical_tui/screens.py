@@ -889,6 +889,14 @@ class GameOverScreen(GameScreen):
         with VerticalScroll(id="over-scroll", classes="panel"):
             yield Static("", id="standings")
 
+    def seat_name(self, i: int) -> str:
+        """As on the other screens, but in hotseat (several seats' views on this
+        terminal) no seat is "(you)": the players are all looking."""
+        name = super().seat_name(i)
+        if len(getattr(self.app, "feeds", ())) > 1 and i == self.seat:
+            name = name.replace(f"({self.tr('you')})", "")
+        return name
+
     def refresh_view(self) -> None:
         state = self.obs
         self.query_one("#topbar", Static).update(Text(self.tr("over.title"), style="bold"))

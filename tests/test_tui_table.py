@@ -282,3 +282,28 @@ def test_hotseat_every_human_seat_sees_the_bid_results(lang):
                 assert any(head in t for t in texts), (seat, [len(v) for v in seen.values()])
                 assert len(texts) >= 2, (seat, [len(v) for v in seen.values()])
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_hotseat_begins_with_a_hand_over_and_ends_with_nobody_as_you(lang):
+    """Three humans at one terminal: the first seat's cards are not on screen the moment
+    the game starts (whoever pressed Start may not be Seat 1) — a hand-over comes first;
+    the game-over standings mark no seat "(you)" (all the players are looking), while a
+    game with one human still marks that seat."""
+    from tactical_tui.widgets import localized
+    you = {"en": "(you)", "ja": "(あなた)"}[lang]
+
+    async def run():
+        app = _app(lang, 5, seats=("human", "human", "human"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _wait(pilot, lambda: type(app.screen).__name__.startswith("HandOver"))
+            assert type(app.screen).__name__.startswith("HandOver")
+            text = screen_text(app)
+            for c in app.table.state.seats[0].hand:
+                assert app.table.cards.card(c).name.get(lang) not in text
+            over = localized(GameOverScreen, lang)(0, "over")
+            over.latest = app.feeds[0].latest
+            assert you not in over.seat_name(0)
+            app.feeds = {0: app.feeds[0]}            # one human seat's view
+            assert you in over.seat_name(0)
+    asyncio.run(run())
