@@ -507,6 +507,18 @@ def test_a_refused_action_shows_its_reason(tmp_path, lang, reason):
     asyncio.run(run())
 
 
+async def _seated_with_a_raw_chatter(host, app, pilot, name: str, text: str):
+    """`app` creates a table and sits at seat 1; a raw protocol client `name` takes
+    the open seat and says `text`. Returns (the table's id, the raw client)."""
+    await _create_and_sit(app, pilot)
+    table = app.live.table
+    raw = C.Client(host.host, host.port, name, "en")
+    await raw.start()
+    await raw.request("join", table=table, seat=None)
+    await raw.request("chat", table=table, text=text)
+    return table, raw
+
+
 def test_chat_text_is_shown_as_written(tmp_path):
     """A chat line with markup from another player (a raw protocol client) shows
     literally in the log strip; one with control characters (which this server refuses,
@@ -516,12 +528,8 @@ def test_chat_text_is_shown_as_written(tmp_path):
         async with Host(tmp_path) as host:
             alice = _client_app(host, "alice")
             async with alice.run_test(size=(80, 24)) as pa:
-                await _create_and_sit(alice, pa)
-                table = alice.live.table
-                raw = C.Client(host.host, host.port, "[b]m[/]", "en")
-                await raw.start()
-                await raw.request("join", table=table, seat=None)
-                await raw.request("chat", table=table, text="[bold red]hi[/] [link=x]y")
+                table, raw = await _seated_with_a_raw_chatter(host, alice, pa, "[b]m[/]",
+                                                              "[bold red]hi[/] [link=x]y")
                 await _until_app(pa, lambda: "[bold red]hi[/]" in screen_text(alice))
                 text = screen_text(alice)
                 assert "» [b]m[/]: [bold red]hi[/] [link=x]y" in text
@@ -743,12 +751,7 @@ def test_chat_and_seat_lines_stay_in_the_log_after_a_reconnect(tmp_path, monkeyp
         async with Host(tmp_path) as host:
             alice = _client_app(host, "alice")
             async with alice.run_test(size=(80, 24)) as pa:
-                await _create_and_sit(alice, pa)
-                table = alice.live.table
-                raw = C.Client(host.host, host.port, "dave", "en")
-                await raw.start()
-                await raw.request("join", table=table, seat=None)
-                await raw.request("chat", table=table, text="hello table")
+                table, raw = await _seated_with_a_raw_chatter(host, alice, pa, "dave", "hello table")
                 await _until_app(pa, lambda: "» dave: hello table" in screen_text(alice))
                 assert "* dave sits down at Seat 2" in screen_text(alice)
                 before = [getattr(e, "chat", None) for e in alice.feeds[0].log]
