@@ -140,7 +140,7 @@ class TacticalApp(App):
         """Every notification is plain text: its message names paths, card names and
         save contents, so it is never parsed as markup and shows control characters
         as escapes (`safe.plain`); its toast breaks it into lines by the game's rules
-        (`toast_lines`, `_GameToast`)."""
+        (`toast_lines`; `_toasts_break_lines_by_the_game`)."""
         super().notify(plain(message), title=plain(title), severity=severity,
                        timeout=timeout, markup=False)
 
