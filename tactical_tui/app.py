@@ -529,6 +529,8 @@ class TacticalApp(App):
             update = self.feeds[scr.seat].latest if scr is not None else None
             if update is not None and update.observation.phase == scr.phase:
                 scr.show(update)
+            elif update is not None:         # another phase: its top bar follows
+                scr.follow_turn(update)
             return
         feed = self.feeds.get(self.viewer)
         if feed is not None and feed.results:

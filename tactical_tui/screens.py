@@ -198,6 +198,22 @@ class GameScreen(BaseScreen):
     def highlighted_card(self):
         return None
 
+    def follow_turn(self, update) -> None:
+        """Under a dialog once the table has gone on to another phase (the bid results on
+        screen while the seats already build): the board beneath stays the old phase's
+        (it is replaced when the dialog closes), its top bar says what the table is at —
+        the phase, and whose decision it is and what."""
+        if not self._ready or self.app.leaving or not self.is_attached:
+            return
+        from .text import ui
+        keep, self.latest = self.latest, update
+        try:
+            status = self.status()
+        finally:
+            self.latest = keep
+        phase = ui("phase." + update.observation.phase, self.lang)
+        self.set_topbar([phase[:1].upper() + phase[1:], self.seat_name(self.seat)], status)
+
     def set_topbar(self, parts: list[str], status: str, sep: str = " — ") -> None:
         width = self.app.size.width - 2                 # the bar's padding
         self.query_one("#topbar", Static).update(as_text(topbar_text(parts, status, width, sep)))

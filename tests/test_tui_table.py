@@ -307,3 +307,36 @@ def test_hotseat_begins_with_a_hand_over_and_ends_with_nobody_as_you(lang):
             app.feeds = {0: app.feeds[0]}            # one human seat's view
             assert you in over.seat_name(0)
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_top_bar_beneath_the_bid_results_follows_the_table(lang):
+    """Issue 15 point 2 (the header always says whose decision it is and what): the bid
+    results of the last round are up while the table has gone on to the build; the
+    bidding screen beneath keeps its board until the dialog closes, but its top bar says
+    the build and the seat's turn, not the bidding."""
+    title = {"en": "Bid results", "ja": "入札結果"}[lang]
+    build = {"en": "The build", "ja": "ビルド"}[lang]
+    bidding = {"en": "bidding", "ja": "入札"}[lang]
+    from textual.widgets import Static
+
+    async def run():
+        app = _app(lang, 17, seats=("human", "normal", "normal", "normal"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(6000):
+                await pilot.pause(0.005)
+                scr = app.screen
+                if isinstance(scr, TextScreen) and scr.title_text == title \
+                        and app.table.state.phase == "build":
+                    break
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    await settle(app, pilot, "H")
+            assert app.table.state.phase == "build" and isinstance(app.screen, TextScreen)
+            await pilot.pause(0.1)
+            beneath = app.screen_stack[-2]
+            bar = str(beneath.query_one("#topbar", Static).render())
+            assert beneath.phase == "bidding"
+            assert bar.startswith(build) and bidding not in bar, bar
+    asyncio.run(run())
