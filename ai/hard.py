@@ -152,20 +152,20 @@ def features(state: GameState, me: int) -> tuple:
 # The leaf value: logistic-model weights (bias, then one per `FEATURES` entry) of a seat's
 # chance to win a game of normal players from a battle turn start, for 3, 4 and 5 players:
 # fitted by bench/fit_hard_value.py (Newton's method, L2 penalty 1) on 1,500 games of
-# normal self-play each (seeds 20000-21499, every seat at every turn start). On the last
-# 20 % of those games held out, log loss against a table of the win rate by own VP and
-# the best other seat's: 3 players 0.464 vs 0.479, 4 players 0.489 vs 0.501, 5 players
-# 0.431 vs 0.440.
+# normal self-play each (seeds 20000-21499, every seat at every turn start), refitted
+# after the rule changes of issue 13. On the last 20 % of those games held out, log loss
+# against a table of the win rate by own VP and the best other seat's: 3 players 0.4645
+# vs 0.4764, 4 players 0.4916 vs 0.5000, 5 players 0.4219 vs 0.4328.
 VALUE = {
-    3: (-0.607, 1.591, 2.295, 3.161, 4.157, -0.684, -1.433, -2.000, -2.853, -0.222,
-        -0.044, -0.253, 0.257, 0.018, 0.425, -0.031, 0.137, -0.134, 0.055, 0.091, -0.043,
-        -1.242, -0.276, 0.206),
-    4: (-1.033, 0.430, 1.254, 2.143, 2.837, -0.273, -0.597, -1.144, -1.568, -0.182,
-        0.038, 0.006, 0.366, 0.040, 0.198, -0.042, -0.111, -0.141, 0.013, 0.042, 0.061,
-        -0.952, -0.050, 0.168),
-    5: (-1.288, 0.514, 1.301, 2.214, 2.957, -0.333, -0.637, -1.110, -1.563, -0.136,
-        0.033, 0.020, 0.366, 0.051, 0.152, 0.003, 0.013, -0.023, -0.025, 0.002, 0.066,
-        -1.077, -0.023, 0.146),
+    3: (-0.580, 1.572, 2.291, 3.204, 4.095, -0.633, -1.397, -2.012, -2.766, -0.229, -0.049,
+        -0.305, 0.240, 0.003, 0.440, -0.041, 0.101, -0.201, 0.071, 0.139, -0.030, -1.250,
+        -0.292, 0.200),
+    4: (-1.014, 0.354, 1.213, 2.092, 2.801, -0.256, -0.595, -1.147, -1.596, -0.176, 0.059,
+        0.088, 0.378, 0.018, 0.251, -0.080, -0.236, -0.167, 0.037, 0.063, 0.069, -0.925,
+        -0.043, 0.158),
+    5: (-1.313, 0.554, 1.336, 2.292, 3.037, -0.333, -0.652, -1.146, -1.588, -0.146, 0.062,
+        0.117, 0.368, 0.037, 0.210, -0.015, -0.023, -0.038, -0.024, -0.011, 0.062, -1.100,
+        -0.019, 0.138),
 }
 
 

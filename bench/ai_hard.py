@@ -13,7 +13,8 @@ one game per free core (`--jobs` above the free cores inflates them).
 `--sims N` caps the hard player's search at N rounds of simulations per decision and
 turns its clock off: the results then do not depend on the machine's speed or load
 (for tuning; the time figures are then not against a budget). `--set horizon=2` (or
-MARGIN, Z, ...) sets an attribute of the hard player, for tuning. `--planner` puts the
+MARGIN, Z, ...) sets an attribute of the hard player (with `--planner`, of the planner:
+LOW, HIGH, CONTESTED, ...), for tuning. `--planner` puts the
 hard player's planning alone in its seat (`ai.planner.PlanningPlayer`: draft, bids and
 build by the learned build value, every battle decision the normal player's, no search).
 
@@ -57,8 +58,8 @@ def play(args):
                else make_player(lv, seed * 101 + i, cards, budget=budget)
                if lv != "hard" or cap is None else HardPlayer(cards, seed * 101 + i, None, cap)
                for i, lv in enumerate(levels)]
-    for p in players:
-        if p.level == "hard":
+    for p, lv in zip(players, levels):
+        if lv in ("hard", "planner"):
             for name, value in tune:
                 setattr(p, name, value)
     state, _ = new_game(Config(players=len(levels)), cards, seed)
