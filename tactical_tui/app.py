@@ -16,8 +16,8 @@ from .langs import default_lang
 from .menus import SetupScreen, TitleScreen
 from .safe import as_text, lines_text, plain
 from .seeds import new_seed
-from .widgets import (ChoiceScreen, ConfirmScreen, HandOverScreen, LogScreen, TextScreen,
-                      card_details, localized)
+from .widgets import (ConfirmScreen, DecisionScreen, HandOverScreen, LogScreen,
+                      TextScreen, card_details, localized)
 from .help import help_text
 
 # The title screen needs neither the rules, the AI, the card data nor the phase screens:
@@ -612,8 +612,8 @@ class TacticalApp(App):
                 self.submit(legal[i])
             self.call_later(self._sync)
         from rules.actions import Decline            # declining: listed last, never pre-selected
-        self.push_screen(localized(ChoiceScreen, self.lang)(
-            t("choice." + kind, self.lang), labels, cancel=False,
+        self.push_screen(localized(DecisionScreen, self.lang)(
+            t("choice." + kind, self.lang), labels, legal, self._prompted, cancel=False,
             give_up=[i for i, a in enumerate(legal) if isinstance(a, Decline)]), chosen)
 
     def submit(self, action) -> bool:
