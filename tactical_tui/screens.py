@@ -57,6 +57,29 @@ def skill_works(cards, cid: str, sk, stats, equipped) -> bool:
     return stats is not None and sk.requires.met_by(stats) and series_short(cards, cid, equipped) is None
 
 
+def usable_skills(cards, equipped, stats, lang: str) -> list[str]:
+    """The skills of the `equipped` cards that work with `stats`, each name once: a name
+    that two cards give (Barrier on an Iron Helm and a Kite Shield; Short Range on two
+    weapons) says whose cards (R21: a skill is its card's) — "Barrier (Iron Helm, Kite
+    Shield)", and two copies of one card "Concentration (Prayer Beads ×2)" — as the battle's
+    declarations do (act.declare_card); it was listed twice, "Barrier, Barrier"."""
+    givers: dict[str, list[str]] = {}
+    for c in equipped:
+        for sk in cards.card(c).skills:
+            if skill_works(cards, c, sk, stats, equipped):
+                givers.setdefault(sk.name.get(lang), []).append(cards.card(c).name.get(lang))
+    out = []
+    for name, who in givers.items():
+        if len(who) == 1:
+            out.append(name)
+            continue
+        times = "×" if lang == "ja" else " ×"
+        counted = [n if who.count(n) == 1 else f"{n}{times}{who.count(n)}" for n in dict.fromkeys(who)]
+        out.append(t("build.skill_cards", lang, skill=name,
+                     cards=("・" if lang == "ja" else ", ").join(counted)))
+    return out
+
+
 def seat_mark(seat: int, me: int) -> str:
     """A seat on the field: @ for the viewer's own seat, else a circled number (②)."""
     return "@" if seat == me else "①②③④⑤⑥⑦⑧⑨"[seat] if seat < 9 else str(seat + 1)
@@ -567,11 +590,7 @@ class BuildScreen(GameScreen):
         lines.append(f"{mark} " + self.tr("build.material", have=avail, cost=cost))
         lines.append(self.tr("build.stats") + ": " + " ".join(
             f"{STAT_SHORT[self.lang][k]}{v}" for k, v in stats.items()))
-        usable = []
-        for c in obs.equipped:
-            for sk in cards.card(c).skills:
-                if skill_works(cards, c, sk, stats, obs.equipped):
-                    usable.append(sk.name.get(self.lang))
+        usable = usable_skills(cards, obs.equipped, stats, self.lang)
         lines.append(self.tr("build.skills") + ": " + ("、" if self.lang == "ja" else ", ").join(usable or ["-"]))
         v = violations(cards, obs.race, obs.equipped, avail)
         if v:
