@@ -50,10 +50,9 @@ class LogBook:
         from .safe import plain
         key = (feed.epoch, app.lang, id(app.cards))
         if key != self.key or self.done > len(feed.log):
-            from .text import Describer
             self.key = key
             self.lines, self.cells, self.done = [], [], 0
-            self._describer = Describer(app.cards, app.lang)
+            self._describer = app.describer()
         for entry in feed.log[self.done:]:
             line = app.log_line(entry, self._describer, seat=seat)
             if line:

@@ -18,7 +18,7 @@ from rules.build import available_material, equip_cost, final_stats, hand_slots_
 
 from .cardtext import STAT_SHORT
 from .i18n import TUI, clip, pad, t
-from .safe import as_text, lines_text, plain
+from .safe import as_text, lines_text
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
 from .logview import LogView
 from .widgets import BaseScreen, QuestionList, card_line, key_gate, wrapped
@@ -165,11 +165,10 @@ class GameScreen(BaseScreen):
             return
         log = self.query_one("#log", RichLog)
         if self._epoch != feed.epoch or self._describer is None:
-            from .text import Describer     # follows this seat's events in order (damage)
             log.clear()
             self._epoch = feed.epoch
             self._written = max(0, len(feed.log) - 60)
-            self._describer = Describer(self.cards, self.lang)
+            self._describer = self.app.describer()   # follows this seat's events in order
         for e in feed.log[self._written:]:
             line = self.app.log_line(e, self._describer)
             if line:
@@ -197,9 +196,11 @@ class GameScreen(BaseScreen):
 
     def player_name(self, i: int) -> str:
         """" carol": the name of the person at seat `i` of a server's table (net.remote:
-        `player_names`), clipped to 8 cells, else ""."""
-        who = getattr(self.app.live, "player_names", {}).get(i)
-        return " " + clip(plain(who), 8) if who else ""
+        `player_names`), clipped to 8 cells, else "" (views.shared_names: the log and the
+        recaps name the seats the same way)."""
+        from .views import shared_names
+        who = shared_names(self.app.live).get(i)
+        return " " + who if who else ""
 
     def status(self) -> str:
         """Whose decision it is and what: "Your turn", or "Waiting for Seat 3 · AI:
