@@ -120,6 +120,7 @@ class GameScreen(BaseScreen):
         self._epoch = None               # the feed's log epoch written to the log strip
         self._written = 0
         self._describer = None           # the log strip's text.Describer
+        self._names = None               # the players' names its lines were written with
 
     @property
     def obs(self):
@@ -159,14 +160,16 @@ class GameScreen(BaseScreen):
 
     def sync_log(self) -> None:
         """The log strip: this seat's log as received (the last 60 lines at first; all
-        of it again after an undo rewrote it)."""
+        of it again after an undo rewrote it, and when the players' names the lines
+        carry changed — a player sat down or the names came after the first lines)."""
         feed = self.app.feeds.get(self.seat)
         if feed is None:
             return
         log = self.query_one("#log", RichLog)
-        if self._epoch != feed.epoch or self._describer is None:
+        names = self.app.seat_names()
+        if self._epoch != feed.epoch or self._describer is None or names != self._names:
             log.clear()
-            self._epoch = feed.epoch
+            self._epoch, self._names = feed.epoch, names
             self._written = max(0, len(feed.log) - 60)
             self._describer = self.app.describer()   # follows this seat's events in order
         for e in feed.log[self._written:]:
