@@ -16,8 +16,8 @@ from .langs import default_lang
 from .menus import SetupScreen, TitleScreen
 from .safe import as_text, lines_text, plain
 from .seeds import new_seed
-from .widgets import (ChoiceScreen, ConfirmScreen, HandOverScreen, LogScreen, TextScreen,
-                      card_details, localized)
+from .widgets import (ConfirmScreen, DecisionScreen, HandOverScreen, LogScreen,
+                      TextScreen, card_details, localized)
 from .help import help_text
 
 # The title screen needs neither the rules, the AI, the card data nor the phase screens:
@@ -548,7 +548,7 @@ class TacticalApp(App):
         if update.over:
             return
         self._prompt(update)
-        recap = self.feeds[self.viewer].take_recap(self.lang)
+        recap = self.feeds[self.viewer].take_recap(self.lang, self.seat_names())
         if recap:
             self.notify(recap, timeout=8)
 
@@ -612,8 +612,8 @@ class TacticalApp(App):
                 self.submit(legal[i])
             self.call_later(self._sync)
         from rules.actions import Decline            # declining: listed last, never pre-selected
-        self.push_screen(localized(ChoiceScreen, self.lang)(
-            t("choice." + kind, self.lang), labels, cancel=False,
+        self.push_screen(localized(DecisionScreen, self.lang)(
+            t("choice." + kind, self.lang), labels, legal, self._prompted, cancel=False,
             give_up=[i for i, a in enumerate(legal) if isinstance(a, Decline)]), chosen)
 
     def submit(self, action) -> bool:
@@ -714,6 +714,18 @@ class TacticalApp(App):
         self.notify(t("replay.saved", self.lang, path=str(path)), timeout=10)
 
     # ------------------------------------------------------------------ log & modals
+    def seat_names(self) -> dict[int, str]:
+        """seat -> its player's name, as the screens and the log show it: the names the
+        table shares with every seat (views.shared_names; none in a local game)."""
+        from .views import shared_names
+        return shared_names(self.live)
+
+    def describer(self) -> "Describer":
+        """A new text.Describer in the app's language whose seats carry the players'
+        names (`seat_names`), as the phase screens name them."""
+        from .text import Describer
+        return Describer(self.cards, self.lang, names=self.seat_names)
+
     def log_line(self, entry: LogEntry, d: Optional[Describer] = None,
                  seat: Optional[int] = None) -> Optional[str]:
         """`entry` as a line of the log of `seat` (the viewer's by default). `d` follows
@@ -721,10 +733,9 @@ class TacticalApp(App):
         for the live log, a new one for each replay of the log."""
         from rules.events import visible
         if d is None:
-            from .text import Describer
             d = self._live
             if d is None or d.lang != self.lang or d.cards is not self.cards:
-                d = self._live = Describer(self.cards, self.lang)
+                d = self._live = self.describer()
         if entry.event is not None:
             if not visible(entry.event, self.viewer if seat is None else seat):
                 return None
@@ -733,14 +744,13 @@ class TacticalApp(App):
             return entry.chat
         if entry.reason is not None:
             from ai.explain import reason_text
-            return f"  └ {t('seat', self.lang, n=entry.seat + 1)}: {reason_text(entry.reason, self.cards, self.lang)}"
+            return f"  └ {d.seat(entry.seat)}: {reason_text(entry.reason, self.cards, self.lang)}"
         return None
 
     def show_results(self, entries: list[LogEntry]) -> None:
         from rules import events as E
-        from .text import Describer
         start = next(i for i, e in enumerate(entries) if isinstance(e.event, result_events()))
-        d = Describer(self.cards, self.lang)
+        d = self.describer()
         lines = []
         for e in entries[start:]:
             if isinstance(e.event, E.PhaseStarted) and e.event.phase == "battle":

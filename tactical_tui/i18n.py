@@ -194,6 +194,7 @@ TUI: dict[str, dict[str, str]] = {
     "build.material": {"ja": "マテリアル {have}／コスト {cost}", "en": "Material {have} / cost {cost}"},
     "build.stats": {"ja": "最終能力値", "en": "Final stats"},
     "build.skills": {"ja": "使えるスキル", "en": "Usable skills"},
+    "build.skill_cards": {"ja": "{skill}（{cards}）", "en": "{skill} ({cards})"},
     "build.ok": {"ja": "✓ 違反なし", "en": "✓ legal"},
     "build.bad": {"ja": "✗ {reason}", "en": "✗ {reason}"},
     "build.no_attack": {"ja": "注意: アタックカード未装備（バトルで行動不可）",

@@ -36,7 +36,7 @@ class LogBook:
     a Text), `cells` their widths in cells (-1: a line of several paragraphs)."""
 
     def __init__(self) -> None:
-        self.key = None                  # (the feed's log epoch, language, card set)
+        self.key = None                  # (the feed's log epoch, language, card set, names)
         self.lines: list[str] = []
         self.cells: list[int] = []
         self.done = 0                    # entries of the feed's log described
@@ -44,16 +44,16 @@ class LogBook:
 
     def catch_up(self, feed, app, seat: int) -> "LogBook":
         """Describe the entries `feed` (views.SeatFeed) received since the last call; the
-        whole log again after the feed's log was rewritten (an undo) or the language or
-        card set changed. A log screen already open keeps the lists it was given."""
+        whole log again after the feed's log was rewritten (an undo) or the language,
+        card set or the players' names (App.seat_names) changed. A log screen already
+        open keeps the lists it was given."""
         from rich.cells import cell_len
         from .safe import plain
-        key = (feed.epoch, app.lang, id(app.cards))
+        key = (feed.epoch, app.lang, id(app.cards), tuple(sorted(app.seat_names().items())))
         if key != self.key or self.done > len(feed.log):
-            from .text import Describer
             self.key = key
             self.lines, self.cells, self.done = [], [], 0
-            self._describer = Describer(app.cards, app.lang)
+            self._describer = app.describer()
         for entry in feed.log[self.done:]:
             line = app.log_line(entry, self._describer, seat=seat)
             if line:

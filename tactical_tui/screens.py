@@ -18,7 +18,7 @@ from rules.build import available_material, equip_cost, final_stats, hand_slots_
 
 from .cardtext import STAT_SHORT
 from .i18n import TUI, clip, pad, t
-from .safe import as_text, lines_text, plain
+from .safe import as_text, lines_text
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
 from .logview import LogView
 from .widgets import BaseScreen, QuestionList, card_line, key_gate, wrapped
@@ -55,6 +55,29 @@ def skill_works(cards, cid: str, sk, stats, equipped) -> bool:
     """A skill printed on equipped card `cid` works: its requirements are met by `stats`
     and its card's series (if any) is active."""
     return stats is not None and sk.requires.met_by(stats) and series_short(cards, cid, equipped) is None
+
+
+def usable_skills(cards, equipped, stats, lang: str) -> list[str]:
+    """The skills of the `equipped` cards that work with `stats`, each name once: a name
+    that two cards give (Barrier on an Iron Helm and a Kite Shield; Short Range on two
+    weapons) says whose cards (R21: a skill is its card's) — "Barrier (Iron Helm, Kite
+    Shield)", and two copies of one card "Concentration (Prayer Beads ×2)" — as the battle's
+    declarations do (act.declare_card); it was listed twice, "Barrier, Barrier"."""
+    givers: dict[str, list[str]] = {}
+    for c in equipped:
+        for sk in cards.card(c).skills:
+            if skill_works(cards, c, sk, stats, equipped):
+                givers.setdefault(sk.name.get(lang), []).append(cards.card(c).name.get(lang))
+    out = []
+    for name, who in givers.items():
+        if len(who) == 1:
+            out.append(name)
+            continue
+        times = "×" if lang == "ja" else " ×"
+        counted = [n if who.count(n) == 1 else f"{n}{times}{who.count(n)}" for n in dict.fromkeys(who)]
+        out.append(t("build.skill_cards", lang, skill=name,
+                     cards=("・" if lang == "ja" else ", ").join(counted)))
+    return out
 
 
 def seat_mark(seat: int, me: int) -> str:
@@ -97,6 +120,7 @@ class GameScreen(BaseScreen):
         self._epoch = None               # the feed's log epoch written to the log strip
         self._written = 0
         self._describer = None           # the log strip's text.Describer
+        self._names = None               # the players' names its lines were written with
 
     @property
     def obs(self):
@@ -136,17 +160,18 @@ class GameScreen(BaseScreen):
 
     def sync_log(self) -> None:
         """The log strip: this seat's log as received (the last 60 lines at first; all
-        of it again after an undo rewrote it)."""
+        of it again after an undo rewrote it, and when the players' names the lines
+        carry changed — a player sat down or the names came after the first lines)."""
         feed = self.app.feeds.get(self.seat)
         if feed is None:
             return
         log = self.query_one("#log", RichLog)
-        if self._epoch != feed.epoch or self._describer is None:
-            from .text import Describer     # follows this seat's events in order (damage)
+        names = self.app.seat_names()
+        if self._epoch != feed.epoch or self._describer is None or names != self._names:
             log.clear()
-            self._epoch = feed.epoch
+            self._epoch, self._names = feed.epoch, names
             self._written = max(0, len(feed.log) - 60)
-            self._describer = Describer(self.cards, self.lang)
+            self._describer = self.app.describer()   # follows this seat's events in order
         for e in feed.log[self._written:]:
             line = self.app.log_line(e, self._describer)
             if line:
@@ -174,9 +199,11 @@ class GameScreen(BaseScreen):
 
     def player_name(self, i: int) -> str:
         """" carol": the name of the person at seat `i` of a server's table (net.remote:
-        `player_names`), clipped to 8 cells, else ""."""
-        who = getattr(self.app.live, "player_names", {}).get(i)
-        return " " + clip(plain(who), 8) if who else ""
+        `player_names`), clipped to 8 cells, else "" (views.shared_names: the log and the
+        recaps name the seats the same way)."""
+        from .views import shared_names
+        who = shared_names(self.app.live).get(i)
+        return " " + who if who else ""
 
     def status(self) -> str:
         """Whose decision it is and what: "Your turn", or "Waiting for Seat 3 · AI:
@@ -567,11 +594,7 @@ class BuildScreen(GameScreen):
         lines.append(f"{mark} " + self.tr("build.material", have=avail, cost=cost))
         lines.append(self.tr("build.stats") + ": " + " ".join(
             f"{STAT_SHORT[self.lang][k]}{v}" for k, v in stats.items()))
-        usable = []
-        for c in obs.equipped:
-            for sk in cards.card(c).skills:
-                if skill_works(cards, c, sk, stats, obs.equipped):
-                    usable.append(sk.name.get(self.lang))
+        usable = usable_skills(cards, obs.equipped, stats, self.lang)
         lines.append(self.tr("build.skills") + ": " + ("、" if self.lang == "ja" else ", ").join(usable or ["-"]))
         v = violations(cards, obs.race, obs.equipped, avail)
         if v:

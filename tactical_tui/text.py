@@ -83,9 +83,13 @@ def ui(key: str, lang: str, **kw: object) -> str:
 class Describer:
     """Turns events into log lines in one language."""
 
-    def __init__(self, cards: CardSet, lang: str) -> None:
+    def __init__(self, cards: CardSet, lang: str,
+                 names: Callable[[], Mapping[int, str]] | None = None) -> None:
         self.cards = cards
         self.lang = lang if lang in LANGS else "en"
+        # seat -> its player's name, asked when a line is described (views.shared_names:
+        # at a server's table, the names it shares with every seat)
+        self.names = names
         # the attack being described (events come in order): who attacks, whether it is a
         # counter, how often each target was chosen, and the chip total
         self._attack: dict = {}
@@ -163,7 +167,10 @@ class Describer:
         return "、".join(out) if ja else ", ".join(out)
 
     def seat(self, i: int) -> str:
-        return ui("seat", self.lang, n=i + 1)
+        """"Seat 3", or "Seat 3 carol" when the table shares seat 3's name (`names`), as
+        the phase screens name it."""
+        who = self.names().get(i) if self.names is not None else None
+        return ui("seat", self.lang, n=i + 1) + (" " + who if who else "")
 
     def card(self, cid: str) -> str:
         return self.cards.card(cid).name.get(self.lang)

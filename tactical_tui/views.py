@@ -55,22 +55,40 @@ class SeatFeed:
         u = self.latest
         return u is not None and self.seat in u.turn.seats and u.seats[self.seat] == "human"
 
-    def take_recap(self, lang: str) -> Optional[str]:
-        """The recap for the seat's new decision (once per decision), or None."""
+    def take_recap(self, lang: str, names: Optional[dict] = None) -> Optional[str]:
+        """The recap for the seat's new decision (once per decision), or None; `names`:
+        the players' names (shared_names)."""
         u = self.latest
         if not self.asked() or u.asked_at == self.recapped:
             return None
         self.recapped = u.asked_at
         events, self.since = self.since, []
-        return recap_text(events, self.seat, lang)
+        return recap_text(events, self.seat, lang, names)
 
 
-def recap_text(events, seat: int, lang: str) -> Optional[str]:
+def shared_names(live) -> dict[int, str]:
+    """seat -> its player's name as every view of the seat shows it — the phase screens'
+    seats ("Seat 3 carol"), the log lines, the recaps: the names the table shares with
+    every seat (a server's table: its SeatInfo, net.remote.RemoteTable.player_names; a
+    local game has none), each plain text clipped to 8 cells."""
+    from .i18n import clip
+    from .safe import plain
+    names = getattr(live, "player_names", None) or {}
+    return {i: clip(plain(who), 8) for i, who in names.items() if isinstance(i, int) and who}
+
+
+def seat_named(i: int, lang: str, names: Optional[dict] = None) -> str:
+    """"Seat 3", or "Seat 3 carol" when `names` (shared_names) has seat 3's name."""
+    who = (names or {}).get(i)
+    return t("seat", lang, n=i + 1) + (" " + who if who else "")
+
+
+def recap_text(events, seat: int, lang: str, names: Optional[dict] = None) -> Optional[str]:
     """What happened to `seat` in `events`: damage taken and from whom, knocked out,
     re-entered at area n, VP gained by others — one line, or None if nothing did."""
     from rules import events as E
     parts = []
-    name = lambda s: t("seat", lang, n=s + 1)
+    name = lambda s: seat_named(s, lang, names)
     for e in events:
         if isinstance(e, E.DamageDealt) and e.target == seat and e.amount:
             parts.append(t("recap.damage", lang, seat=name(e.seat), n=e.amount, hp=e.hp))

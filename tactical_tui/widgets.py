@@ -431,6 +431,46 @@ class ChoiceScreen(Guarded, ModalScreen):
             self.dismiss(None)
 
 
+class DecisionScreen(ChoiceScreen):
+    """A decision of the viewer's seat asked in a dialog (《競売》, the payment, 《鑑定》
+    of the bidding phase): a choice dialog whose `h` gives a hint and `H` lets the
+    normal AI decide, as on the phase screens, and whose Footer shows both. They act
+    only while the seat is still asked the question the dialog asks (`question`: the
+    seat and the table's `Update.asked_at` when it was asked); the hint comes from the
+    app's table (`hint(seat)`: that seat's observation only), `H` chooses the AI's row
+    as Enter would (`actions[i]` is the action of option i)."""
+
+    KEYS = ChoiceScreen.KEYS + [("h", "hint", "key.hint", True), ("H", "auto", "key.auto", True)]
+
+    def __init__(self, title: str, options: list[str], actions: list, question: tuple,
+                 **kw) -> None:
+        super().__init__(title, options, **kw)
+        self.actions = list(actions)
+        self.question = question
+
+    def still_asked(self) -> bool:
+        seat, asked_at = self.question
+        app = self.app
+        feed = getattr(app, "feeds", {}).get(seat)
+        return (getattr(app, "viewer", None) == seat and feed is not None and feed.asked()
+                and feed.latest.asked_at == asked_at)
+
+    def action_hint(self) -> None:
+        if self.still_asked():
+            self.app.action_hint()
+
+    def action_auto(self) -> None:
+        if not self.still_asked():
+            return
+        action, _ = self.app.live.hint(self.question[0])
+        if action not in self.actions:
+            return
+        ol = self.query_one("#choices", QuestionList)
+        ol.highlighted = next(k for k in range(ol.option_count)
+                              if ol.get_option_at_index(k).id == str(self.actions.index(action)))
+        ol.action_select()
+
+
 class TextScreen(ModalScreen):
     """Scrollable text (results, help, card details); Enter or Escape closes it."""
 

@@ -216,7 +216,8 @@ def test_log_book_describes_each_entry_once():
         calls.append(entry)
         return d.describe(entry.event) if entry.event is not None else None
 
-    app = SimpleNamespace(lang="en", cards=CARDS, log_line=log_line)
+    app = SimpleNamespace(lang="en", cards=CARDS, log_line=log_line, seat_names=dict,
+                          describer=lambda: Describer(CARDS, "en"))
     table = GameTable(Config(players=4), tuple(SeatSetup(False, "normal") for _ in range(4)), 5, CARDS)
     feed = Feed()
     feed.log = list(table.log)
@@ -233,3 +234,29 @@ def test_log_book_describes_each_entry_once():
     feed.epoch = 1                                     # rewritten: described again
     book.catch_up(feed, app, 0)
     assert len(calls) == 2 * len(feed.log)
+
+
+def test_log_book_describes_again_when_the_players_names_change():
+    """At a server's table the lines name the players (App.seat_names); a name that comes
+    after the first lines (a player sits down, the seat list arrives after the log) is
+    in every line at once — the log screen said "Seat 2" in the lines before it and
+    "Seat 2 bob" after."""
+    from types import SimpleNamespace
+
+    class Feed:
+        epoch, log = 0, []
+
+    names: dict = {}
+    app = SimpleNamespace(lang="en", cards=CARDS, seat_names=lambda: dict(names),
+                          describer=lambda: Describer(CARDS, "en", names=lambda: names),
+                          log_line=lambda entry, d, seat=None:
+                          d.describe(entry.event) if entry.event is not None else None)
+    table = GameTable(Config(players=4), tuple(SeatSetup(False, "normal") for _ in range(4)), 5, CARDS)
+    feed = Feed()
+    feed.log = list(table.log)
+    book = LogBook().catch_up(feed, app, 0)
+    assert any("Seat 2 " in x for x in book.lines) and not any("bob" in x for x in book.lines)
+    names[1] = "bob"
+    book.catch_up(feed, app, 0)
+    assert any("Seat 2 bob" in x for x in book.lines)
+    assert not any("Seat 2 " in x and "Seat 2 bob" not in x for x in book.lines), book.lines

@@ -904,3 +904,50 @@ def test_leaving_a_finished_game_forgets_its_seat(tmp_path):
             remote.close()
         assert set(session.saved_seats()) == {"going"}
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_log_names_the_players_as_the_screens_do(tmp_path, lang):
+    """At a server's table the phase screens say "Seat 1 carol"; the log said "Seat 1"
+    only. Bob's log strip, his log screen (l) and his seat panel now name the seats the
+    same way — Carol's seat and his own, by the names the table shares with every seat
+    (its SeatInfo) — and an AI seat, which has no name, stays "Seat 3"."""
+    seat_word = {"en": "Seat {n}", "ja": "席{n}"}[lang]
+
+    async def run():
+        async with Host(tmp_path) as host:
+            carol = C.Client(host.host, host.port, "carol", "en")
+            await carol.start()
+            made = await carol.request("create", seats=[{"kind": "open"}, {"kind": "open"},
+                                                        {"kind": "ai", "level": "random"}],
+                                       first_game=True, private=False, clock=None)
+            await carol.request("join", table=made["table"], seat=0)
+            bob = _client_app(host, "bob", lang)
+            async with bob.run_test(size=(80, 24)) as pb:
+                await _until_app(pb, lambda: _lobby_ready(bob) and bob.session.tables)
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                assert bob.screen.seat_name(0) == seat_word.format(n=1) + " carol"
+                carols, bobs = seat_word.format(n=1) + " carol", seat_word.format(n=2) + " bob"
+                lines = bob.log_book(1).lines
+                guilds = next(x for x in lines if x.startswith(("Guilds: ", "ギルド: ")))
+                assert carols in guilds and bobs in guilds, guilds
+                assert seat_word.format(n=3) + " " in guilds and "None" not in guilds
+                flat = lambda text: "".join(text.split())      # the strip wraps its lines
+                strip = flat("".join(s.text for s in bob.screen.query_one("#log").lines))
+                assert flat(carols) in strip and flat(bobs) in strip, strip
+                await carol.close()
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Seat 3 carol hit you for 2 (HP 4); Seat 2 +1 VP (3 in all)"),
+    ("ja", "席3 carolから2ダメージ（体力4）、席2が勝利点+1（計3）")])
+def test_a_recap_names_the_players_as_the_log_does(lang, said):
+    """The recap toast of a seat's new decision names the seats as the log and the
+    screens do (views.shared_names): Carol's seat by her name, the AI seat by its number."""
+    from rules import events as E
+    from tactical_tui.views import recap_text
+    events = [E.DamageDealt(2, 0, 2, 4), E.VictoryPointsGained(1, 0, 1, "low", 3)]
+    text = recap_text(events, 0, lang, {2: "carol"})
+    assert text is not None and text.endswith(said), text

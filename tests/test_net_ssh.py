@@ -217,7 +217,7 @@ def test_through_the_door_to_the_lobby_a_seat_and_back_after_the_client_is_kille
             term.proc.stdin.write(b"\x1b[A" * 3 + b"\r")      # up past the top: Create and sit
             await term.until("The draft  Seat 1(you)  8 cards left")
             term.proc.stdin.write(b"\r")                       # pick the first card
-            await term.until("Seat 1 picks", "7 cards left")
+            await term.until("Seat 1 alice picks", "7 cards left")   # named as on the screens
             term.proc.change_terminal_size(100, 30)
             term.screen.resize(30, 100)
             await term.until("─" * 100)                        # laid out at 100 columns

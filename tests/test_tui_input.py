@@ -281,6 +281,49 @@ def test_a_choice_dialog_never_starts_on_decline(tmp_path, monkeypatch):
     asyncio.run(run())
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("kind, seed", [("appraisal", 5), ("auction", 12), ("payment", 29)])
+def test_the_bidding_dialogs_take_the_hint_keys(tmp_path, monkeypatch, kind, seed, lang):
+    """《競売》, the payment and 《鑑定》 are asked in a dialog: there too `h` gives a hint
+    (the normal AI's reason for this decision, from this seat's observation: the same
+    with everything the seat cannot see changed) and `H` lets the AI decide, and the
+    dialog's Footer shows both keys (they did nothing in the dialog)."""
+    import random
+
+    from ai.explain import reason_text
+    from ai.normal import NormalPlayer
+    from hidden import hide_differently
+    from tui_app import screen_text
+    words = {"en": ("Hint: ", "h Hint", "H Auto"), "ja": ("ヒント: ", "h ヒント", "H おまかせ")}[lang]
+    actions, states = line(seed)
+    i = next(k for k in seat0_decisions(seed) if pending(states[k]).kind == kind)
+    scripted(monkeypatch, seed)
+    other = hide_differently(states[i], 0, random.Random(seed))
+    obs = observe(other, 0)
+    want, why = NormalPlayer(states[i].cards, seed).choose_explained(obs, obs.legal)
+
+    async def run():
+        app = resume_app(tmp_path, seed, i, lang)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the dialog")
+            ol = app.screen.query_one("#choices", QuestionList)
+            await until(pilot, lambda: ol.option_count > 0, "its options")
+            await pilot.pause(0.05)
+            footer = " ".join(screen_text(app).splitlines()[-1].split())
+            assert words[1] in footer and words[2] in footer, footer
+            await pilot.press("h")
+            await pilot.pause(0.05)
+            said = [n.message for n in app._notifications if n.message.startswith(words[0])]
+            assert said == [words[0] + reason_text(why, app.cards, lang)], said
+            assert isinstance(app.screen, ChoiceScreen)      # a hint decides nothing
+            n = len(app.table.history)
+            await pilot.press("H")
+            await until(pilot, lambda: len(app.table.history) > n, "the AI's choice")
+            assert app.table.history[n] == want
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
 # ---------------------------------------------------------------- bursts
 
 def turn_with_follow_up(seed: int) -> int:

@@ -54,6 +54,27 @@ def test_a_series_card_alone_shows_its_skills_as_not_working(lang):
     assert "✓" + names[0] in row, row
 
 
+@pytest.mark.parametrize("lang, twice, copies, alone", [
+    ("en", "Short Range (Dagger, Short Sword), Concentration", "Concentration (Prayer Beads ×2)",
+     "Short Range"),
+    ("ja", "近距離（ダガー・ショートソード）、精神統一", "精神統一（祈りの数珠×2）", "近距離")])
+def test_the_build_lists_a_skill_of_two_cards_once_with_its_cards(lang, twice, copies, alone):
+    """Two equipped cards that give a skill of one name (Short Range on a Dagger and a
+    Short Sword): the build check listed "Usable skills: Short Range, Short Range". It is
+    listed once, with the cards that give it — R21: each is its own card's, for the
+    attacks made with that card — as test_two_skills_of_one_name_say_whose_card does for
+    the declarations; two copies of one card (an illegal build, still shown) say ×2. A
+    skill of one card keeps its bare name."""
+    def usable(equipped):
+        fake, obs = _fake(lang, equipped)
+        check = BuildScreen.check_text(fake, obs).plain
+        line = next(x for x in check.splitlines() if x.startswith(t("build.skills", lang)))
+        return line[len(t("build.skills", lang)) + 2:]
+    assert usable(("dagger", "short_sword", "prayer_beads")) == twice
+    assert usable(("prayer_beads#1", "prayer_beads#2")) == copies
+    assert usable(("dagger",)) == alone
+
+
 def test_the_top_bar_keeps_whose_decision_and_what_whole(tmp_path, monkeypatch):
     """The top bar at 80×24 always ends with the whole status: in the build, after this
     seat confirmed while the AI seats still build, it read "The build  Seat 1(you)  Race:
