@@ -68,17 +68,35 @@ def test_unknown_feature_counts_zero(cards):
     assert build_logit(cards, "orc", (), weights) == pytest.approx(0.5 + 0.6)
 
 
+_GAMES: dict = {}
+
+
+def _planned_game(cards, seed):
+    """A seeded game of four planners up to the battle: every decision (state, seat, obs)
+    on the way and the final state. The game depends only on the seed (and the card set),
+    so each is played once per test process and shared by the tests below (they only
+    read it); the planners are the expensive part of this module."""
+    key = (id(cards), seed)
+    if key not in _GAMES:
+        players = [PlanningPlayer(cards, seed * 7 + i) for i in range(4)]
+        state, _ = new_game(Config(players=4), cards, seed)
+        decisions = []
+        while state.phase not in ("battle", "over"):
+            seat = pending(state).seats[0]
+            obs = observe(state, seat)
+            decisions.append((state, seat, obs))
+            state, _ = apply(state, players[seat].choose(obs, obs.legal))
+        _GAMES[key] = (cards, tuple(decisions), state)    # cards kept: its id stays unique
+    return _GAMES[key][1:]
+
+
 def _decisions(cards, seed, kinds):
     """Play a seeded game of four planners up to the battle; yield (state, seat, obs)
     at every decision of one of `kinds`."""
-    players = [PlanningPlayer(cards, seed * 7 + i) for i in range(4)]
-    state, _ = new_game(Config(players=4), cards, seed)
-    while state.phase not in ("battle", "over"):
-        seat = pending(state).seats[0]
-        obs = observe(state, seat)
+    decisions, _ = _planned_game(cards, seed)
+    for state, seat, obs in decisions:
         if obs.pending.kind in kinds:
             yield state, seat, obs
-        state, _ = apply(state, players[seat].choose(obs, obs.legal))
 
 
 def test_planner_honesty_before_the_battle(cards):
@@ -167,11 +185,6 @@ def test_planners_at_one_table_do_not_tie_each_other_out(cards):
     (about 8 of these 60); now almost none."""
     unarmed = 0
     for seed in range(15):
-        players = [PlanningPlayer(cards, seed * 101 + i) for i in range(4)]
-        state, _ = new_game(Config(players=4), cards, seed)
-        while state.phase not in ("battle", "over"):
-            seat = pending(state).seats[0]
-            obs = observe(state, seat)
-            state, _ = apply(state, players[seat].choose(obs, obs.legal))
+        _, state = _planned_game(cards, seed)       # the games the tests above look into
         unarmed += sum(1 for s in state.seats if not any(cards.card(c).is_attack for c in s.equipped))
     assert unarmed <= 2
