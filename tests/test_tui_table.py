@@ -117,14 +117,22 @@ def test_hotseat_keeps_every_seats_hints_details_and_log_at_home(lang):
     details before deciding; at the hand-over and on the next seat's screen there is no
     hint, no details and no private log line of another seat. In English through the
     draft, the bidding and the build to the battle; in Japanese (the same code, the
-    other language's words) through the draft and the bidding, to keep the suite short."""
+    other language's words) through the draft and the bidding, to keep the suite short.
+
+    The same game shows that the bid results (public, §5-3) of each round reach every
+    human seat — the seat on screen at once, each other seat after its hand-over — each
+    from that seat's own log: no private line of another seat (this was a test of its
+    own, test_hotseat_every_human_seat_sees_the_bid_results, playing the same game)."""
     until = "battle" if lang == "en" else "build"
+    title = {"en": "Bid results", "ja": "入札結果"}[lang]
+    head = {"en": "Bids of round 1:", "ja": "第1入札ラウンドの入札:"}[lang]
 
     async def run():
         app = _app(lang, 17, seats=("human", "human", "human"))
         async with app.run_test(size=(80, 24), notifications=True) as pilot:
             handovers = checked = 0
             hints: dict[int, set] = {0: set(), 1: set(), 2: set()}
+            results: dict[int, list[str]] = {0: [], 1: [], 2: []}    # bid results seen
             for _ in range(3000):
                 await pilot.pause(0.005)
                 if app.table.state.phase == until and handovers > 8:
@@ -139,6 +147,8 @@ def test_hotseat_keeps_every_seats_hints_details_and_log_at_home(lang):
                     while isinstance(app.screen, TextScreen):   # this seat's bid results
                         text = screen_text(app)
                         assert HINT[lang] not in text
+                        if app.screen.title_text == title:
+                            results[me].append(text)
                         for line in _secret_lines(app, me):
                             assert _flat(line) not in _flat(text), line
                         await settle(app, pilot, "enter")
@@ -158,7 +168,13 @@ def test_hotseat_keeps_every_seats_hints_details_and_log_at_home(lang):
                                for e in app.feeds[me].log)
                     checked += 1
                     continue
-                if dialog_open(app):
+                if isinstance(app.screen, TextScreen) and app.screen.title_text == title:
+                    text = screen_text(app)                     # the bid results at once
+                    results[app.viewer].append(text)
+                    for line in _secret_lines(app, app.viewer):
+                        assert _flat(line) not in _flat(text), line
+                    await settle(app, pilot, "enter")
+                elif dialog_open(app):
                     await settle(app, pilot, "enter")
                 elif human_turn(app):
                     me = app.viewer
@@ -175,6 +191,9 @@ def test_hotseat_keeps_every_seats_hints_details_and_log_at_home(lang):
                         await pilot.pause(0.02)
                     await settle(app, pilot, "H")                  # … then decide
             assert handovers > 8 and checked > 8
+            for seat, texts in results.items():
+                assert any(head in t for t in texts), (seat, [len(v) for v in results.values()])
+                assert len(texts) >= 2, (seat, [len(v) for v in results.values()])
     asyncio.run(run())
 
 
@@ -247,40 +266,6 @@ def test_undo_takes_a_misclick_back(lang, words):
             await pilot.pause(0.1)
             race_none = {"en": "Race: none", "ja": "種族: 未選択"}[lang]
             assert race_none in str(app.screen.query_one("#topbar").render())
-    asyncio.run(run())
-
-
-@pytest.mark.parametrize("lang", ["en", "ja"])
-def test_hotseat_every_human_seat_sees_the_bid_results(lang):
-    """Hotseat, three humans: the bid results (public, §5-3) of each round are shown to
-    every human seat — to the seat on screen at once, to each other seat after its
-    hand-over — each from that seat's own log: no private line of another seat."""
-    title = {"en": "Bid results", "ja": "入札結果"}[lang]
-    head = {"en": "Bids of round 1:", "ja": "第1入札ラウンドの入札:"}[lang]
-
-    async def run():
-        app = _app(lang, 17, seats=("human", "human", "human"))
-        async with app.run_test(size=(80, 24)) as pilot:
-            seen: dict[int, list[str]] = {0: [], 1: [], 2: []}
-            for _ in range(3000):
-                await pilot.pause(0.005)
-                if app.table.state.phase == "build":
-                    break
-                scr = app.screen
-                if isinstance(scr, TextScreen) and scr.title_text == title:
-                    text = screen_text(app)
-                    seen[app.viewer].append(text)
-                    for line in _secret_lines(app, app.viewer):
-                        assert _flat(line) not in _flat(text), line
-                    await settle(app, pilot, "enter")
-                elif dialog_open(app):
-                    await settle(app, pilot, "enter")
-                elif human_turn(app):
-                    await settle(app, pilot, "H")
-            assert app.table.state.phase == "build"
-            for seat, texts in seen.items():
-                assert any(head in t for t in texts), (seat, [len(v) for v in seen.values()])
-                assert len(texts) >= 2, (seat, [len(v) for v in seen.values()])
     asyncio.run(run())
 
 
