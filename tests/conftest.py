@@ -24,32 +24,44 @@ from rules.state import BID_ROUNDS, Bid, BiddingState, GameState, Phase
 TEST_CARDS_PATH = Path(__file__).resolve().parent / "data" / "test_cards.toml"
 
 
-# The longest tests (by `--durations`, 2 cores under load), slowest first. They start
-# the run, shared out among the xdist workers (pytest_collection_modifyitems below), so a
-# worker is never left alone with one of them at the end while the others are done (the
-# suite's wall time was its sum / 2 plus such a tail). A test missing from this list just
+# The longest tests (by `--durations` and CPU time, 2 cores under load), slowest first.
+# They start the run, shared out among the xdist workers (pytest_collection_modifyitems
+# below), so a worker is never left alone with one of them at the end while the others
+# are done (the suite's wall time was its sum / 2 plus such a tail). A name stands for
+# every parametrized case of the test, each dealt on its own; a tuple of names is dealt
+# as one unit, to one worker: tests that share what a module computes once per test
+# process (test_planner's planner games, test_tui_snapshots' game per language) pay for
+# it once only when they run in the same process. A test missing from this list just
 # keeps its place; nothing else depends on the list.
+_SNAPSHOT = "tests/test_tui_snapshots.py::test_screen_snapshot[{}-{}]"
+_SNAPSHOT_SCREENS = ("DraftScreen", "BidScreen", "BuildScreen", "BattleScreen", "GameOverScreen")
 SLOW_FIRST = (
     "tests/test_tui_table.py::test_hotseat_keeps_every_seats_hints_details_and_log_at_home",
-    "tests/test_planner.py::test_planner_bids_for_a_usable_weapon",
-    "tests/test_planner.py::test_planners_at_one_table_do_not_tie_each_other_out",
-    "tests/test_random_play_part1.py::test_random_play_part1_invariants",
-    "tests/test_safe_text.py::test_app_shows_hostile_card_names_on_every_screen",
-    "tests/test_no_color.py::test_no_color_keeps_every_marker",
-    "tests/test_tui.py::test_play_complete_games_by_keyboard",
-    "tests/test_tui_table.py::test_the_battle_screen_follows_the_ai_seats_before_the_next_prompt",
-    "tests/test_tui.py::test_quick_game_in_japanese",
-    "tests/test_tui_snapshots.py::test_screen_snapshot",
-    "tests/test_tui.py::test_no_screen_shows_another_seats_secrets",
     "tests/test_sessions.py::test_two_windows_on_one_save_folder_lose_no_game",
+    ("tests/test_planner.py::test_planners_at_one_table_do_not_tie_each_other_out",
+     "tests/test_planner.py::test_planner_bids_for_a_usable_weapon",
+     "tests/test_planner.py::test_planned_build_is_the_models_best",
+     "tests/test_planner.py::test_planner_honesty_before_the_battle",
+     "tests/test_planner.py::test_planner_reasons_in_both_languages",
+     "tests/test_planner.py::test_hard_plans_with_the_planner"),
+    tuple(_SNAPSHOT.format(s, "ja") for s in _SNAPSHOT_SCREENS),
+    tuple(_SNAPSHOT.format(s, "en") for s in _SNAPSHOT_SCREENS),
+    "tests/test_tui_table.py::test_the_battle_screen_follows_the_ai_seats_before_the_next_prompt",
+    "tests/test_tui.py::test_play_complete_games_by_keyboard",
+    "tests/test_tui.py::test_quick_game_in_japanese",
     "tests/test_net_join.py::test_two_clients_play_through_the_lobby_and_the_game_screens",
+    "tests/test_random_play_part1.py::test_random_play_part1_invariants",
+    "tests/test_log_screen.py::test_the_log_screen_draws_the_rows_a_richlog_of_the_lines_drew",
+    "tests/test_safe_text.py::test_app_shows_hostile_card_names_on_every_screen",
+    "tests/test_tui.py::test_illegal_build_refused_with_reason",
+    "tests/test_no_color.py::test_no_color_keeps_every_marker",
     "tests/test_tui_table.py::test_undo_is_refused_after_a_chip_draw_and_says_why",
+    "tests/test_tui_table.py::test_undo_takes_a_misclick_back",
+    "tests/test_tui.py::test_no_screen_shows_another_seats_secrets",
     "tests/test_tui.py::test_hotseat_hands_over_between_human_seats",
-    "tests/test_planner.py::test_planner_honesty_before_the_battle",
     "tests/test_tui_layout.py::test_screens_at_80x24",
     "tests/test_battle_random.py::test_6_random_games_keep_the_battle_invariants",
     "tests/test_ai_hard.py::test_hard_finishes_games",
-    "tests/test_planner.py::test_planned_build_is_the_models_best",
 )
 
 
@@ -59,25 +71,37 @@ def pytest_collection_modifyitems(config, items):
     xdist's worksteal scheduler first hands worker k the k-th contiguous slice of the
     collection (sizes as its `check_schedule` computes them) and later moves tests from
     the end of a long queue to an idle worker. So the slow tests are dealt out in snake
-    order (0, 1, 1, 0, 0, ...) and each goes to the front of its worker's slice: every
-    worker begins with a fair part of the long work, and the short tests fill in at the
-    end. Without xdist the slow tests simply come first. Every worker computes the same
-    order from the same collection, as xdist requires."""
-    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    slow = sorted((it for it in items if it.nodeid.split("[", 1)[0] in rank),
-                  key=lambda it: rank[it.nodeid.split("[", 1)[0]])
-    if not slow:
+    order (0, 1, 1, 0, 0, ...), a unit (a test case, or the cases of a tuple) at a time,
+    and each goes to the front of its worker's slice: every worker begins with a fair
+    part of the long work, and the short tests fill in at the end. Without xdist the slow
+    tests simply come first. Every worker computes the same order from the same
+    collection, as xdist requires."""
+    rank = {}
+    for i, entry in enumerate(SLOW_FIRST):
+        for name in (entry,) if isinstance(entry, str) else entry:
+            rank[name] = (i, not isinstance(entry, str))
+
+    def place(it):
+        return rank.get(it.nodeid) or rank.get(it.nodeid.split("[", 1)[0])
+
+    units: dict = {}                        # (rank, key) -> items, in collection order
+    for it in items:
+        r = place(it)
+        if r is not None:
+            units.setdefault((r[0], -1 if r[1] else id(it)), []).append(it)
+    if not units:
         return
-    chosen = {id(it) for it in slow}
+    ordered = [units[key] for key in sorted(units, key=lambda key: key[0])]  # stable
+    chosen = {id(it) for unit in ordered for it in unit}
     rest = [it for it in items if id(it) not in chosen]
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     if workers <= 1:
-        items[:] = slow + rest
+        items[:] = [it for unit in ordered for it in unit] + rest
         return
     buckets: list[list] = [[] for _ in range(workers)]
-    for i, it in enumerate(slow):
+    for i, unit in enumerate(ordered):
         lap, k = divmod(i, workers)
-        buckets[k if lap % 2 == 0 else workers - 1 - k].append(it)
+        buckets[k if lap % 2 == 0 else workers - 1 - k].extend(unit)
     order, left = [], len(items)
     for k, bucket in enumerate(buckets):
         size = left // (workers - k)            # as worksteal's first check_schedule
