@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from tactical_tui.app import TacticalApp
 
 
@@ -16,12 +18,32 @@ def screen_text(app) -> str:
     return "\n".join("".join(seg.text for seg in strip).rstrip() for strip in strips) + "\n"
 
 
+@contextmanager
+def _short_idle_waits():
+    """Pilot.press waits, after the key, twice for a 20 ms stretch in which the process
+    did (almost) no work (textual/_wait.py): at least 40 ms a key, most of the time of
+    a game played by keys on an idle machine. `settle` waits for the key's effect
+    itself, so in it a 5 ms stretch (with the same share of work) will do."""
+    import textual._wait as wait
+    if not hasattr(wait, "SLEEP_GRANULARITY") or not hasattr(wait, "SLEEP_IDLE"):
+        yield                                   # another textual: its own waits
+        return
+    saved = wait.SLEEP_GRANULARITY, wait.SLEEP_IDLE
+    wait.SLEEP_GRANULARITY = 0.005
+    wait.SLEEP_IDLE = saved[1] * wait.SLEEP_GRANULARITY / saved[0]
+    try:
+        yield
+    finally:
+        wait.SLEEP_GRANULARITY, wait.SLEEP_IDLE = saved
+
+
 async def settle(app, pilot, key: str) -> None:
     """Press `key` and wait until it has taken effect (the dialog closed, or the game
     moved on), so that no key press leaks into the next screen."""
     screen = app.screen
     moves = len(app.table.history) if app.table else 0
-    await pilot.press(key)
+    with _short_idle_waits():
+        await pilot.press(key)
     for _ in range(400):
         await pilot.pause(0.005)
         if app.screen is not screen and not isinstance(app.screen, type(screen)):
