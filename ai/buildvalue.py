@@ -20,13 +20,14 @@ from typing import Iterable, Optional
 
 from rules.build import final_stats
 from rules.cards import STATS, CardSet
+from rules.memo import Memo
 
 from .evaluate import card_damage
 from .build_weights import BUILD_WEIGHTS
 
 RANGES = ("short", "mid", "long")
 
-_CACHE: dict = {}
+_CACHE: Memo = Memo(50_000)
 
 
 def build_features(cards: CardSet, race: str, equipped: Iterable[str]) -> dict[str, float]:
@@ -74,9 +75,7 @@ def build_features(cards: CardSet, race: str, equipped: Iterable[str]) -> dict[s
     f["no attack"] = 1.0 if not usable else 0.0
     f["best damage"] = best_damage
     f["idle cards"] = float(idle)
-    if len(_CACHE) > 50_000:
-        _CACHE.clear()
-    _CACHE[key] = (cards, f)
+    _CACHE.put(key, (cards, f))
     return f
 
 

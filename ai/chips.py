@@ -39,7 +39,10 @@ class Solver:
         self.unluck = unluck
         self.fixed = fixed
         self.miss_value = utility(0, 0) if miss_value is None else miss_value
-        self._value = lru_cache(maxsize=None)(self._value_uncached)
+        # A plain dict, not `lru_cache` over a bound method: that made every solver a
+        # reference cycle, garbage only the cyclic collector frees (issue 16: thousands
+        # of them per searched decision of the hard player, collected within its budget).
+        self._memo: dict = {}
 
     def _after(self, bag: tuple[str, ...], k: int, pts: int, crits: int, any_pos: bool,
                chip: str) -> float:
@@ -68,9 +71,15 @@ class Solver:
             value += n / total * self._after(tuple(rest), k + 1, pts, crits, any_pos, chip)
         return value
 
-    def _value_uncached(self, bag: tuple[str, ...], k: int, pts: int, crits: int,
-                        any_pos: bool) -> float:
-        return max(self.u(pts, crits), self.draw_value(bag, k, pts, crits, any_pos))
+    def _value(self, bag: tuple[str, ...], k: int, pts: int, crits: int,
+               any_pos: bool) -> float:
+        """The value at a choice point: the better of stopping and drawing on (memoised)."""
+        key = (bag, k, pts, crits, any_pos)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = max(self.u(pts, crits),
+                                        self.draw_value(bag, k, pts, crits, any_pos))
+        return got
 
     def should_draw(self, bag: tuple[str, ...], drawn: tuple[str, ...]) -> tuple[bool, float, float]:
         """(draw?, value of stopping, value of drawing) at a choice point."""

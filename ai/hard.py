@@ -54,6 +54,7 @@ from rules.battle import RANGE_AREA, distance, step_area
 from rules.build import final_stats
 from rules.cards import CardSet, default_cards
 from rules.engine import apply, new_game, pending
+from rules.memo import Memo
 from rules.observe import Observation, observe
 from rules.state import GameState, Phase, SeatState, evolve
 
@@ -74,7 +75,7 @@ FEATURES = ("my VP = 1", "my VP = 2", "my VP = 3", "my VP >= 4",
             "turns until mine / seats",
             "others that can attack me where they stand", "others I can attack where I stand")
 
-_REACH: dict = {}
+_REACH: Memo = Memo(20_000)
 
 
 def _reach(cards: CardSet, race, equipped) -> tuple:
@@ -83,8 +84,6 @@ def _reach(cards: CardSet, race, equipped) -> tuple:
     key = (cards, race, equipped)
     out = _REACH.get(key)
     if out is None:
-        if len(_REACH) > 20_000:
-            _REACH.clear()
         stats = final_stats(cards, race, equipped)
         found = []
         for c in equipped:
@@ -98,7 +97,7 @@ def _reach(cards: CardSet, race, equipped) -> tuple:
                 if sk.effect.kind == "range" and sk.timing in ("attack", "any") \
                         and sk.requires.met_by(stats):
                     found.append((sk.mana,) + RANGE_AREA[sk.effect.range])
-        out = _REACH[key] = tuple(found)
+        out = _REACH.put(key, tuple(found))
     return out
 
 
@@ -175,7 +174,7 @@ class RolloutPlayer(NormalPlayer):
     """The normal player's policy with its final stats and draw-or-stop choices memoised
     — the same decisions (tests check it), faster, for the simulations."""
 
-    _stats_cache: dict = {}
+    _stats_cache: Memo = Memo(50_000)
 
     def _stats(self, obs, seat):
         s = obs.seats[seat]
@@ -184,9 +183,7 @@ class RolloutPlayer(NormalPlayer):
         key = (self.cards, race, equipped)
         st = self._stats_cache.get(key)
         if st is None:
-            if len(self._stats_cache) > 50_000:
-                self._stats_cache.clear()
-            st = self._stats_cache[key] = final_stats(self.cards, race, equipped)
+            st = self._stats_cache.put(key, final_stats(self.cards, race, equipped))
         return st
 
     def _build_of(self, obs, seat):
@@ -197,30 +194,26 @@ class RolloutPlayer(NormalPlayer):
 
     # The usable range skills and the zero chips a seat could add depend only on its build
     # and mana (issue 16: the rollouts ask them many times a step).
-    _ranges: dict = {}
+    _ranges: Memo = Memo(20_000)
 
     def _range_options(self, obs, seat, timing, mana=None):
         mana = obs.seats[seat].mana if mana is None else mana
         key = (self.cards, *self._build_of(obs, seat), timing, mana)
         out = self._ranges.get(key)
         if out is None:
-            if len(self._ranges) > 20_000:
-                self._ranges.clear()
-            out = self._ranges[key] = tuple(super()._range_options(obs, seat, timing, mana))
+            out = self._ranges.put(key, tuple(super()._range_options(obs, seat, timing, mana)))
         return list(out)
 
-    _zeros: dict = {}
+    _zeros: Memo = Memo(20_000)
 
     def _zero_chips_of(self, obs, seat):
         key = (self.cards, *self._build_of(obs, seat), obs.seats[seat].mana)
         out = self._zeros.get(key)
         if out is None:
-            if len(self._zeros) > 20_000:
-                self._zeros.clear()
-            out = self._zeros[key] = super()._zero_chips_of(obs, seat)
+            out = self._zeros.put(key, super()._zero_chips_of(obs, seat))
         return out
 
-    _draws: dict = {}
+    _draws: Memo = Memo(20_000)
 
     def _draw(self, obs, legal):
         # The draw-or-stop choice depends only on the attack (bag, drawn chips, targets,
@@ -229,9 +222,7 @@ class RolloutPlayer(NormalPlayer):
                tuple((s.hp, s.low, s.area) for s in obs.seats))
         out = self._draws.get(key)
         if out is None:
-            if len(self._draws) > 20_000:
-                self._draws.clear()
-            out = self._draws[key] = super()._draw(obs, legal)
+            out = self._draws.put(key, super()._draw(obs, legal))
         return out
 
 

@@ -11,6 +11,7 @@ from typing import Iterable, Optional
 
 from . import rng as R
 from .chance import pick_chip, roll
+from .memo import Memo
 from .actions import (Activate, ChooseArea, ChooseTarget, Decline, Declare, Done, Draw, EndTurn,
                       Move, Refusal, Rest, StartAttack, StartCounter, Stop, UseUnluck, refuse)
 from .build import final_stats
@@ -96,13 +97,11 @@ def card_skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[
             for sk in state.cards.card(card).skills:
                 if sk.timing in timings and sk.requires.met_by(stats):
                     out.append((card, sk))
-        if len(_SKILLS) >= 20_000:
-            _SKILLS.clear()
-        got = _SKILLS[key] = tuple(out)
+        got = _SKILLS.put(key, tuple(out))
     return list(got)
 
 
-_SKILLS: dict[tuple, tuple[tuple[str, Skill], ...]] = {}
+_SKILLS: Memo = Memo(20_000)
 
 
 def skills_of(state: GameState, seat: int, timings: Iterable[str]) -> list[tuple[str, Skill]]:
@@ -136,14 +135,12 @@ def has_attack_cards(state: GameState, seat: int) -> bool:
     equipped = state.seats[seat].equipped
     got = _HAS_ATTACK.get((state.cards, equipped))
     if got is None:
-        if len(_HAS_ATTACK) >= 20_000:
-            _HAS_ATTACK.clear()
-        got = _HAS_ATTACK[(state.cards, equipped)] = any(
-            state.cards.card(c).is_attack for c in equipped)
+        got = _HAS_ATTACK.put((state.cards, equipped), any(
+            state.cards.card(c).is_attack for c in equipped))
     return got
 
 
-_HAS_ATTACK: dict[tuple, bool] = {}
+_HAS_ATTACK: Memo = Memo(20_000)
 
 
 def cost_of(state: GameState, declared: Iterable[tuple[str, str]]) -> int:
@@ -235,14 +232,12 @@ def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -
     got = _EFFECTS.get(key)
     if got is None:
         skill = state.cards.skill
-        if len(_EFFECTS) >= 20_000:
-            _EFFECTS.clear()
-        got = _EFFECTS[key] = tuple([e for e in [skill(s).effect for _, s in declared]
-                                     if e.kind == kind])
+        got = _EFFECTS.put(key, tuple([e for e in [skill(s).effect for _, s in declared]
+                                       if e.kind == kind]))
     return got
 
 
-_EFFECTS: dict[tuple, tuple] = {}
+_EFFECTS: Memo = Memo(20_000)
 
 
 def _active_effects(state: GameState, seat: int, kind: str) -> list:
@@ -422,17 +417,15 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
     return _memo_list(_STARTS, key, _starts_of, state, seat, counter)
 
 
-_STARTS: dict[tuple, tuple] = {}
+_STARTS: Memo = Memo(20_000)
 
 
-def _memo_list(memo: dict, key: tuple, make, *args) -> list:
+def _memo_list(memo: Memo, key: tuple, make, *args) -> list:
     """`make(*args)`, a list, memoised in `memo` by `key` — the values it depends on
-    (issue 16; at most 20,000 entries, then it starts again)."""
+    (issue 16; at most 20,000 entries, the oldest forgotten first)."""
     got = memo.get(key)
     if got is None:
-        if len(memo) >= 20_000:
-            memo.clear()
-        got = memo[key] = tuple(make(*args))
+        got = memo.put(key, tuple(make(*args)))
     return list(got)
 
 
@@ -495,7 +488,7 @@ def legal_turn(state: GameState, seat: int) -> list:
     return _memo_list(_TURN_LISTS, key, _legal_turn, state, seat)
 
 
-_TURN_LISTS: dict[tuple, tuple] = {}
+_TURN_LISTS: Memo = Memo(20_000)
 
 
 def _legal_turn(state: GameState, seat: int) -> list:
@@ -550,7 +543,7 @@ def legal_skills(state: GameState, seat: int) -> list:
     return _memo_list(_SKILL_LISTS, key, _legal_skills, state, seat)
 
 
-_SKILL_LISTS: dict[tuple, tuple] = {}
+_SKILL_LISTS: Memo = Memo(20_000)
 
 
 def _legal_skills(state: GameState, seat: int) -> list:
@@ -619,7 +612,7 @@ def legal_defense(state: GameState, seat: int) -> list:
     return _memo_list(_DEFENSE_LISTS, key, _legal_defense, state, seat, mine)
 
 
-_DEFENSE_LISTS: dict[tuple, tuple] = {}
+_DEFENSE_LISTS: Memo = Memo(20_000)
 
 
 def _legal_defense(state: GameState, seat: int, mine: tuple) -> list:

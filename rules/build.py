@@ -12,6 +12,7 @@ from typing import Iterable, Optional
 from attrs import frozen
 
 from .cards import CardSet, Stats
+from .memo import Memo
 
 HAND_SLOTS = 2
 
@@ -54,13 +55,11 @@ def final_stats(cards: CardSet, race: Optional[str], equipped: Iterable[str]) ->
     for c in equipped:
         total = total + cards.card(c).mods
     if type(equipped) is tuple:
-        if len(_STATS) >= 20_000:
-            _STATS.clear()
-        _STATS[key] = total
+        _STATS.put(key, total)
     return total
 
 
-_STATS: dict[tuple, Stats] = {}
+_STATS: Memo = Memo(20_000)
 
 
 def equip_cost(cards: CardSet, equipped: Iterable[str]) -> int:
@@ -131,11 +130,9 @@ def _legal_at_a_glance(cards: CardSet, equipped: Iterable[str], available: int) 
         info = _INFO.get((cards, c))
         if info is None:
             card = cards.card(c)
-            if len(_INFO) >= 20_000:
-                _INFO.clear()
-            info = _INFO[(cards, c)] = (
+            info = _INFO.put((cards, c), (
                 (("ja", card.name.ja), ("en", card.name.en), ("id", card.id)),
-                card.part if card.type == "armor" else None, card.hands, card.cost)
+                card.part if card.type == "armor" else None, card.hands, card.cost))
         keys, part, hands, c_cost = info
         names.update(keys)
         count += 1
@@ -149,7 +146,7 @@ def _legal_at_a_glance(cards: CardSet, equipped: Iterable[str], available: int) 
 
 
 # Per card set and copy id: (name keys, armor part or None, hand slots, equip cost).
-_INFO: dict[tuple, tuple] = {}
+_INFO: Memo = Memo(20_000)
 
 
 def name_counts(cards: CardSet, equipped: Iterable[str]) -> Counter:
