@@ -282,7 +282,9 @@ class HardPlayer:
     `budget`: seconds per searched decision (None: no clock, only the `sims` cap);
     `sims`: at most this many rounds of simulations (one per candidate each);
     `horizon`: simulations stop when this many laps of turns (a lap: one turn per
-    seat) have begun after the current turn's start, or at the game end.
+    seat) have begun after the current turn's start, or at the game end;
+    `searched`: the decision kinds searched (`SEARCHED`; the others are the normal
+    player's choice — for measuring what the search of each kind is worth).
     """
 
     level = "hard"
@@ -296,13 +298,17 @@ class HardPlayer:
 
     def __init__(self, cards: Optional[CardSet] = None, seed: int = 0,
                  budget: Optional[float] = 0.5, sims: Optional[int] = None,
-                 horizon: float = 1.0) -> None:
+                 horizon: float = 1.0, searched: Sequence[str] = SEARCHED) -> None:
         if budget is None and sims is None:
             raise ValueError("give a time budget, a simulation cap, or both")
         self.cards = cards or default_cards()
         self.budget = budget
         self.sims = sims
         self.horizon = horizon
+        unknown = set(searched) - set(SEARCHED)
+        if unknown:
+            raise ValueError(f"not a searched decision kind: {sorted(unknown)}")
+        self.searched = tuple(searched)
         self._rng = random.Random(seed)
         self._normal = PlanningPlayer(self.cards, seed)
         self._base: dict = {}
@@ -343,10 +349,9 @@ class HardPlayer:
         self._after_choice(obs, choice)
         return choice, self._reason(obs, choice, stats)
 
-    @staticmethod
-    def _searched(obs: Observation, legal: Sequence[object]) -> bool:
+    def _searched(self, obs: Observation, legal: Sequence[object]) -> bool:
         """A decision the look-ahead searches (it draws one number from `_rng`)."""
-        return len(legal) > 1 and obs.phase == Phase.BATTLE and obs.pending.kind in SEARCHED
+        return len(legal) > 1 and obs.phase == Phase.BATTLE and obs.pending.kind in self.searched
 
     def memory(self) -> dict:
         return self._normal.memory()

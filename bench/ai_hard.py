@@ -1,7 +1,8 @@
 """The hard player's targets (AI issue), measured: hard vs 3 normal, seats rotated.
 
     python bench/ai_hard.py [--games 100] [--budget 0.5] [--players 4] [--seed 0] [--jobs 1]
-                            [--baseline] [--sims N] [--set NAME=VALUE ...] [--planner]
+                            [--baseline] [--sims N] [--set NAME=VALUE ...] [--kinds K,...]
+                            [--planner]
 
 Prints hard's win rate with its 95 % (Wilson) interval against the fair share (and, with
 `--baseline`, against a normal player in the same seat of the same seeds), and the
@@ -14,7 +15,8 @@ one game per free core (`--jobs` above the free cores inflates them).
 turns its clock off: the results then do not depend on the machine's speed or load
 (for tuning; the time figures are then not against a budget). `--set horizon=2` (or
 MARGIN, Z, ...) sets an attribute of the hard player (with `--planner`, of the planner:
-LOW, HIGH, CONTESTED, ...), for tuning. `--planner` puts the
+LOW, HIGH, CONTESTED, ...), for tuning. `--kinds turn,draw` searches only those decision
+kinds (the others are the normal player's choice): what the search of each is worth. `--planner` puts the
 hard player's planning alone in its seat (`ai.planner.PlanningPlayer`: draft, bids and
 build by the learned build value, every battle decision the normal player's, no search).
 
@@ -36,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import make_player  # noqa: E402
-from ai.hard import HardPlayer  # noqa: E402
+from ai.hard import SEARCHED, HardPlayer  # noqa: E402
 from ai.planner import PlanningPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
@@ -61,7 +63,7 @@ def play(args):
     for p, lv in zip(players, levels):
         if lv in ("hard", "planner"):
             for name, value in tune:
-                setattr(p, name, value)
+                setattr(p, name, tuple(value.split(",")) if name == "searched" else value)
     state, _ = new_game(Config(players=len(levels)), cards, seed)
     searched, every, sims = [], [], []
     while state.phase != "over":
@@ -98,6 +100,9 @@ def main():
                    help="cap hard's search at this many rounds per decision, no clock")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="set a hard player attribute for tuning (horizon, MARGIN, Z, ...)")
+    p.add_argument("--kinds", default=None, metavar="KIND,...",
+                   help="search only these decision kinds (turn, skills, targets, defense, "
+                        "unluck, draw, counter); the others are the normal player's choice")
     p.add_argument("--planner", action="store_true",
                    help="the planner alone (no battle search) in hard's seat")
     p.add_argument("--baseline", action="store_true",
@@ -107,6 +112,11 @@ def main():
     args = p.parse_args()
     seats = ("planner" if args.planner else "hard",) + ("normal",) * (args.players - 1)
     tune = tuple((k, float(v)) for k, v in (x.split("=", 1) for x in args.set))
+    if args.kinds is not None:
+        kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+        if not set(kinds) <= set(SEARCHED) or args.planner:
+            p.error(f"--kinds: a comma-separated list of {', '.join(SEARCHED)} (not with --planner)")
+        tune += (("searched", ",".join(kinds)),)
     work = [(lv, args.seed + g, args.budget, args.sims, tune)
             for g, lv in enumerate(rotations(seats, args.games))]
     # A game is named by what decides it: its seats, seed, clock or cap, and tuning.
@@ -168,7 +178,7 @@ def main():
     print(f"{seats[0]} + {args.players - 1} normal, {n} games (seats rotated, seeds {args.seed}.."
           f"{args.seed + n - 1}), "
           + (f"sims {args.sims} (no clock)" if args.sims else f"budget {args.budget:.3f} s")
-          + "".join(f", {k}={v:g}" for k, v in tune)
+          + "".join(f", {k}={v}" if isinstance(v, str) else f", {k}={v:g}" for k, v in tune)
           + f", jobs {args.jobs}, wall {wall:.0f} s"
           + (f" ({len(jobs) - len(todo)} games from {args.log})" if len(todo) < len(jobs) else ""))
     print(f"{seats[0]} wins {wins:.1f}/{n} = {wins / n:.1%} (95 % CI {lo:.1%}–{hi:.1%}); "

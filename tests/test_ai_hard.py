@@ -82,6 +82,25 @@ def test_hard_finishes_games(cards, players):
         assert state.phase == "over"
 
 
+def test_hard_searches_only_the_kinds_it_is_given(cards):
+    """`searched` (bench/ai_hard.py --kinds): the other battle decisions are the normal
+    player's choice, unsearched; an unknown kind is refused."""
+    with pytest.raises(ValueError, match="not a searched decision kind"):
+        HardPlayer(cards, 1, budget=None, sims=2, searched=("turn", "bid"))
+    hard = HardPlayer(cards, 1, budget=None, sims=2, searched=("turn",))
+    seats = [hard] + [NormalPlayer(cards, i) for i in range(1, 4)]
+    kinds = set()
+    state, _ = new_game(Config(players=4), cards, 2)
+    while state.phase != "over":
+        seat = pending(state).seats[0]
+        obs = observe(state, seat)
+        action = seats[seat].choose(obs, obs.legal)
+        if seat == 0 and hard.last_search is not None:
+            kinds.add(obs.pending.kind)
+        state, _ = apply(state, action)
+    assert kinds == {"turn"}
+
+
 @pytest.mark.parametrize("players", [3, 5])
 def test_hard_with_full_searches_finishes_games(cards, players):
     """With a simulation cap and no clock every battle decision is really searched."""
