@@ -25,7 +25,25 @@ def start_on_row(screen, menu: QuestionList) -> None:
         menu.highlighted = at
 
 
-class TitleScreen(BaseScreen):
+class MenuScreen(BaseScreen):
+    """A menu before a game. Once a choice on it has started or opened a game (the app
+    has a live table), the menu is on its way out: the table's first update brings the
+    game's first screen a moment later. The keys and choices that arrive meanwhile —
+    the rest of a burst, `Enter Down Down Enter` — were not typed for this menu, whose
+    rows no longer stand: they are dropped (a second game started, or Continue opened
+    under the game's first screen, which replaced it as it mounted and crashed the app).
+    Ctrl+C still asks to quit (a priority key)."""
+
+    def leaving(self) -> bool:
+        return getattr(self.app, "live", None) is not None
+
+    def on_key(self, event) -> None:
+        if self.leaving():
+            event.stop()
+            event.prevent_default()      # (Guarded.on_key, next in line, never sees it)
+
+
+class TitleScreen(MenuScreen):
     KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True)]
     ITEMS = ("quick", "new", "continue", "howto", "rules", "lang", "quit")
 
@@ -49,10 +67,11 @@ class TitleScreen(BaseScreen):
         pass
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.app.title_choice(event.option.id)
+        if not self.leaving():
+            self.app.title_choice(event.option.id)
 
 
-class ContinueScreen(BaseScreen):
+class ContinueScreen(MenuScreen):
     """Continue: the unfinished games side by side, newest first, each with its date,
     seats and phase (saves.list_games); a game open in another window is shown but
     cannot be chosen; the last row cleans up old and finished games, on request."""
@@ -111,6 +130,8 @@ class ContinueScreen(BaseScreen):
         ol.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if self.leaving():
+            return
         if event.option.id == "clean":
             self.app.clean_games()
             return
@@ -118,7 +139,7 @@ class ContinueScreen(BaseScreen):
         self.app.continue_game(str(g.path))
 
 
-class SetupScreen(BaseScreen):
+class SetupScreen(MenuScreen):
     """New game: players, each seat human/AI level, first game, language, seed, AI pause."""
 
     KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
@@ -211,6 +232,8 @@ class SetupScreen(BaseScreen):
         self.refresh_view()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if self.leaving():
+            return
         if event.option.id == "start":
             seats = tuple(self.seats[:self.players])
             self.app.start_game(self.players, seats, self.first_game, self.seed, self.delay)
