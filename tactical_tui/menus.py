@@ -42,6 +42,29 @@ class MenuScreen(BaseScreen):
             event.stop()
             event.prevent_default()      # (Guarded.on_key, next in line, never sees it)
 
+    async def apply_key(self, key: str) -> None:
+        """Enter chooses the row under the cursor at once, before the next key is looked
+        at — not by the list's OptionSelected message, which was handled after the keys
+        queued behind it: `Down Down Enter Enter` on the title chose Continue twice and
+        `… Down Enter` then How to play, from a title already covered. Once the choice
+        has brought another screen up, the keys after it are dropped there (`Guarded`)."""
+        ol = self.focused
+        if key == "enter" and isinstance(ol, OptionList):
+            at = ol.highlighted
+            if at is not None and at < ol.option_count and not ol.get_option_at_index(at).disabled:
+                self.chosen(ol.get_option_at_index(at).id)
+            return
+        await super().apply_key(key)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A row clicked with the mouse."""
+        event.stop()
+        if not self.leaving() and self.app.screen is self:
+            self.chosen(event.option.id)
+
+    def chosen(self, choice: str) -> None:
+        raise NotImplementedError
+
 
 class TitleScreen(MenuScreen):
     KEYS = BaseScreen.KEYS + [("enter", "noop", "key.select", True)]
@@ -66,9 +89,8 @@ class TitleScreen(MenuScreen):
     def action_noop(self) -> None:
         pass
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if not self.leaving():
-            self.app.title_choice(event.option.id)
+    def chosen(self, choice: str) -> None:
+        self.app.title_choice(choice)
 
 
 class ContinueScreen(MenuScreen):
@@ -129,13 +151,11 @@ class ContinueScreen(MenuScreen):
         ol.show("games", rows)          # the cursor on the first game that can be opened
         ol.focus()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if self.leaving():
-            return
-        if event.option.id == "clean":
+    def chosen(self, choice: str) -> None:
+        if choice == "clean":
             self.app.clean_games()
             return
-        g = self.games[int(event.option.id[1:])]
+        g = self.games[int(choice[1:])]
         self.app.continue_game(str(g.path))
 
 
@@ -231,10 +251,8 @@ class SetupScreen(MenuScreen):
         self.remember()
         self.refresh_view()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if self.leaving():
-            return
-        if event.option.id == "start":
+    def chosen(self, choice: str) -> None:
+        if choice == "start":
             seats = tuple(self.seats[:self.players])
             self.app.start_game(self.players, seats, self.first_game, self.seed, self.delay)
         else:

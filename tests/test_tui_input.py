@@ -771,3 +771,33 @@ def test_a_burst_on_the_title_of_a_real_terminal_starts_one_game(tmp_path):
                        ("tactical --resume", b"y")])
     assert "Traceback" not in out and "NoMatches" not in out
     assert len(list((tmp_path / "saves" / "games").glob("*.json"))) == 1
+
+
+def test_a_burst_on_the_title_chooses_one_row_and_drops_the_rest(tmp_path, monkeypatch):
+    """`Down Down Enter Enter Enter Down Enter` on the title with a saved game: Enter
+    chooses Continue at once, and the keys after it, typed before the Continue list was
+    drawn, are dropped there (a menu takes no held keys) — before, the title's choice
+    was a message handled after the queued keys, so the covered title chose Continue
+    three times and then How to play."""
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
+    from tactical_tui.menus import ContinueScreen, TitleScreen
+    from tactical_tui.saves import games_dir
+    actions, _ = line(1)
+    seats = (SeatEntry(True),) + tuple(SeatEntry(False, "normal") for _ in range(PLAYERS - 1))
+    games_dir().mkdir(parents=True)
+    (games_dir() / "g.json").write_text(to_json(SaveData(
+        FORMAT, 1, Config(players=PLAYERS, first_game=True), seats, tuple(actions[:3]), "en")),
+        "utf-8")
+
+    async def run():
+        app = TacticalApp(lang="en", ai_delay=0.0, seed=7, autosave=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            burst(app, "down", "down", "enter", "enter", "enter", "down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ContinueScreen), "Continue")
+            for _ in range(20):
+                await pilot.pause(0.02)
+            assert [type(s) for s in app.screen_stack[1:]] == [type(app.screen_stack[1]), type(app.screen)]
+            assert isinstance(app.screen_stack[1], TitleScreen) and isinstance(app.screen, ContinueScreen)
+            assert app.live is None
+    asyncio.run(run())
