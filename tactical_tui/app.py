@@ -539,6 +539,7 @@ class TacticalApp(App):
         update = self.feeds[self.viewer].latest
         if update is None:                   # a server's table: its first update is coming
             return
+        self.drop_hint(unless_same=True)
         asked = [s for s in update.turn.seats if update.seats[s] == "human"]
         if len(self.feeds) > 1 and asked and (asked[0] != self.viewer or self._first_handover):
             self._first_handover = False     # (a new or continued game: whoever is at the
@@ -625,6 +626,7 @@ class TacticalApp(App):
         from .widgets import key_gate
         key_gate(self).sent = True           # the answer reaches the table (KeyGate.drawn)
         result = self.live.submit(self.viewer, action)
+        self.drop_hint(unless_same=True)     # (a refused answer: the question stands)
 
         def refused(result) -> None:
             if self.session is not None and net_refusal(result.code):   # a server's own
@@ -804,11 +806,43 @@ class TacticalApp(App):
         return feed is not None and feed.asked()
 
     def action_hint(self) -> None:
+        """The normal AI's advice for the viewer's question, as a toast that lasts as long
+        as the question: it goes when the seat answers, or is asked something else
+        (a hint left up named a card of the hand before — "pick Gilded Tunic" over a
+        hand without it)."""
         if not self._viewer_asked():
             return
         from ai.explain import reason_text
+        from textual.notifications import Notification, Notify
         _, reason = self.live.hint(self.viewer)
-        self.notify(t("hint", self.lang, text=reason_text(reason, self.cards, self.lang)))
+        self.drop_hint()
+        note = Notification(plain(t("hint", self.lang, text=reason_text(reason, self.cards, self.lang))),
+                            "", "information", self.NOTIFICATION_TIMEOUT)
+        note.markup = False
+        self.post_message(Notify(note))
+        self._hint = (note, self._hint_question())
+
+    _hint = None
+
+    def _hint_question(self):
+        """What a hint was given for: the seat, its question (`Update.asked_at`) and its
+        own cards (a build is one question of many steps)."""
+        latest = self.feeds[self.viewer].latest if self.viewer in self.feeds else None
+        if latest is None:
+            return None
+        o = latest.observation
+        return (self.viewer, latest.asked_at, o.hand, o.equipped, o.materialized, o.race)
+
+    def drop_hint(self, unless_same: bool = False) -> None:
+        """Take the hint's toast down (`unless_same`: unless its question still stands)."""
+        if self._hint is None:
+            return
+        note, question = self._hint
+        if unless_same and question is not None and question == self._hint_question():
+            return
+        self._hint = None
+        if note in self._notifications:
+            self._unnotify(note)
 
     def action_auto(self) -> bool:
         """Let the normal AI make this one decision for the human seat (shift+H). True

@@ -325,3 +325,39 @@ def test_the_top_bar_beneath_the_bid_results_follows_the_table(lang):
             assert beneath.phase == "bidding"
             assert bar.startswith(build) and bidding not in bar, bar
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_hint_lasts_as_long_as_its_question(lang):
+    """A hint (h) is advice for one question: it stays up while the screen is redrawn
+    for the same question (another seat's pick in the same draft round), and goes as
+    soon as the seat has answered — the next hand is shown without it (it named a card
+    of the hand before, "pick Gilded Tunic" over a hand without it). Three draft picks."""
+    def hints(app):
+        return [n.message for n in app._notifications if n.message.startswith(HINT[lang])]
+
+    async def run():
+        app = _app(lang, 17)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            answered = 0
+            for _ in range(4000):
+                await pilot.pause(0.005)
+                if answered == 3:
+                    break
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                    continue
+                if not human_turn(app):
+                    continue
+                await pilot.press("h")
+                await pilot.pause(0.02)
+                assert len(hints(app)) == 1
+                app._sync()                              # a redraw, the question the same
+                await pilot.pause(0.02)                  # (another seat's pick does this)
+                assert len(hints(app)) == 1
+                await settle(app, pilot, "enter")
+                await pilot.pause(0.05)
+                assert hints(app) == [], hints(app)
+                answered += 1
+            assert answered == 3
+    asyncio.run(run())
