@@ -233,6 +233,7 @@ class TacticalApp(App):
             self.set_interval(2.0, lambda: None if os.isatty(fd) else self._signal_exit())
 
     leaving = False                      # a signal came: nothing more is drawn or thought
+    requesting = False                   # a lobby's join, watch or create on its way (lobby)
     _live = None                          # the live log's text.Describer (log_line)
 
     EXIT_GRACE = 4.0                     # seconds for a clean shutdown after a signal

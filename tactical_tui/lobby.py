@@ -31,6 +31,7 @@ from textual.widgets.option_list import Option
 
 from .i18n import TUI, break_lines, clip, t
 from .safe import as_text, lines_text, plain
+from .menus import MenuScreen
 from .widgets import BaseScreen, ChoiceScreen, QuestionList, key_gate, localized
 
 from .net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 cells
@@ -109,8 +110,13 @@ async def _connect(app) -> None:
     if problem is None:
         app._cards = session.cards           # the server's card data (net.remote.Session.start)
         await _refresh(app)
-        if app.live is None and await _back_to_seat(app):
-            return
+        if app.live is None and not app.requesting:
+            app.requesting = True            # (the lobby takes no key meanwhile: `request`)
+            try:
+                if await _back_to_seat(app):
+                    return
+            finally:
+                app.requesting = False
     lobby = _lobby(app)
     if lobby is not None:
         lobby.connecting = False
@@ -158,6 +164,24 @@ def back_to_lobby(app) -> None:
 
 
 # ---------------------------------------------------------------------------- requests
+
+def request(app, coro) -> None:
+    """Send a join, watch or create request (`coro`), one at a time: while it is on its
+    way the lobby's menus take no key or choice (`MenuScreen.leaving`) — `Enter Enter`
+    on Create made two tables and sat the player at both in turn, leaving a seat of the
+    first one empty. A refusal leaves the menu as it was, taking keys again."""
+    if app.requesting:
+        coro.close()
+        return
+    app.requesting = True
+
+    async def run() -> None:
+        try:
+            await coro
+        finally:
+            app.requesting = False
+    app.run_worker(run(), group="join-request")
+
 
 def _refused(app, exc) -> None:
     from .net.client import Refusal
@@ -549,7 +573,7 @@ def phase_words(info: dict, lang: str) -> str:
         else plain(phase)
 
 
-class LobbyScreen(BaseScreen):
+class LobbyScreen(MenuScreen):
     """The server's tables (module docstring). Enter: a table's seats (or watch); `j`
     the first open seat, `w` watch, `c` create, `r` refresh."""
 
@@ -666,9 +690,9 @@ class LobbyScreen(BaseScreen):
         session = self.app.session
         return session is not None and session.client.connected
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def chosen(self, choice: str) -> None:
         tables = self.tables()
-        i = int(event.option.id)
+        i = int(choice)
         if not self.usable() or i >= len(tables):
             return
         info = tables[i]
@@ -686,8 +710,8 @@ class LobbyScreen(BaseScreen):
                 return
             if held is not None:
                 if k == 0:
-                    self.app.run_worker(join_table(self.app, info["table"], held["seat"],
-                                                   token=held["token"]), group="join-request")
+                    request(self.app, join_table(self.app, info["table"], held["seat"],
+                                                 token=held["token"]))
                 else:
                     self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
                 return
@@ -705,13 +729,13 @@ class LobbyScreen(BaseScreen):
         table = info.get("table")
         code = session.codes.get(table)
         if not info.get("private") or code:
-            self.app.run_worker(go(code), group="join-request")
+            request(self.app, go(code))
             return
 
         def given(code) -> None:
             if code:
                 session.codes[table] = code
-                self.app.run_worker(go(code), group="join-request")
+                request(self.app, go(code))
         self.app.push_screen(localized(LineScreen, self.lang)(
             t("join.code_ask", self.lang, table=plain(table)), max_length=32), given)
 
@@ -744,7 +768,7 @@ class LobbyScreen(BaseScreen):
             self.app.run_worker(_refresh(self.app), group="join-refresh", exclusive=True)
 
 
-class CreateScreen(BaseScreen):
+class CreateScreen(MenuScreen):
     """A new table on the server: seats (3–5, each open or an AI level), first game,
     private (a join code), turn clock, how long a dropped seat waits for its player and
     the level of the AI that plays it then. Enter on the last row creates it and sits the
@@ -830,8 +854,8 @@ class CreateScreen(BaseScreen):
         return [{"kind": "open"} if s == "open" else {"kind": "ai", "level": s}
                 for s in self.seats[:self.players]]
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id != "create":
+    def chosen(self, choice: str) -> None:
+        if choice != "create":
             self.action_change(1)
             return
         app = self.app
@@ -843,7 +867,7 @@ class CreateScreen(BaseScreen):
                 return
             if app.screen is self:           # refused: the form stays, the lobby beneath
                 return
-        app.run_worker(go(), group="join-request")
+        request(app, go())
 
 
 from .screens import GameScreen  # noqa: E402 - the phase screens' base (rules, card data)

@@ -27,7 +27,8 @@ def start_on_row(screen, menu: QuestionList) -> None:
 
 class MenuScreen(BaseScreen):
     """A menu before a game. Once a choice on it has started or opened a game (the app
-    has a live table), the menu is on its way out: the table's first update brings the
+    has a live table), or asked a server for a seat or a new table (`app.requesting`,
+    tactical_tui.lobby), the menu is on its way out: the table's first update brings the
     game's first screen a moment later. The keys and choices that arrive meanwhile —
     the rest of a burst, `Enter Down Down Enter` — were not typed for this menu, whose
     rows no longer stand: they are dropped (a second game started, or Continue opened
@@ -35,7 +36,7 @@ class MenuScreen(BaseScreen):
     Ctrl+C still asks to quit (a priority key)."""
 
     def leaving(self) -> bool:
-        return getattr(self.app, "live", None) is not None
+        return getattr(self.app, "live", None) is not None or getattr(self.app, "requesting", False)
 
     def on_key(self, event) -> None:
         if self.leaving():

@@ -11,6 +11,7 @@ import asyncio
 import json
 
 import pytest
+from textual import events
 
 from rules import actions as A
 from tactical_tui.app import TacticalApp
@@ -951,3 +952,32 @@ def test_a_recap_names_the_players_as_the_log_does(lang, said):
     events = [E.DamageDealt(2, 0, 2, 4), E.VictoryPointsGained(1, 0, 1, "low", 3)]
     text = recap_text(events, 0, lang, {2: "carol"})
     assert text is not None and text.endswith(said), text
+
+
+def test_a_burst_on_create_makes_one_table_and_sits_once(tmp_path):
+    """`Enter Enter Down Enter` on Create's last row, all in one read: the first Enter
+    asks the server for the table; the keys after it arrive while the answer is on its
+    way and are dropped (they were typed for a form that is going away). Before, the
+    second Enter made a second table and the player sat at each in turn — the first one
+    kept in the lobby with its seat empty."""
+    from tactical_tui.widgets import QuestionList
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice")
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _until_app(pa, lambda: _lobby_ready(alice))
+                await pa.press("c")
+                await _until_app(pa, lambda: type(alice.screen).__name__.startswith("CreateScreen"))
+                form = alice.screen.query_one("#form", QuestionList)
+                form.highlighted = form.option_count - 1
+                for k in ("enter", "enter", "down", "enter"):
+                    alice.post_message(events.Key(k, None))
+                await _until_app(pa, lambda: _in_game(alice))
+                for _ in range(30):
+                    await pa.pause(0.02)
+                assert len(host.server.tables) == 1
+                assert alice.viewer == 0 and alice.screen.phase == "draft"
+                assert not alice.requesting
+                assert len(alice.feeds[0].latest.observation.hand) == 8    # no pick made
+    asyncio.run(run())
