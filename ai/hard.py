@@ -326,18 +326,20 @@ class HardPlayer:
         if len(legal) == 1:
             return legal[0], R("only")
         t0 = time.perf_counter()
-        prior, reason = self._normal.choose_explained(obs, legal)
-        if not self._searched(obs, legal):
-            return prior, reason
-        base_seed = self._rng.getrandbits(64)     # exactly one number per searched decision
-        deadline = None if self.budget is None else t0 + self.SAFETY * self.budget
-        # A full pass of the cyclic garbage collector (up to ~0.2 s here, with the caches
-        # of a long run) would break the budget: it is paused during the search, and the
-        # young garbage the search made is collected within the budget (the share of it
-        # that `SAFETY` leaves) before it is restored as it was.
+        # A full pass of the cyclic garbage collector (0.06-0.2 s here, with the caches of
+        # a long run) would break the budget: it is paused during every decision — the
+        # planned ones before the battle too (a full pass took a 40 ms draft pick or bid
+        # to 0.5-0.7 s) — and the young garbage the decision made is collected within
+        # the budget (the share of it that `SAFETY` leaves) before it is restored as it
+        # was; the older generations are collected between decisions.
         collecting = gc.isenabled()
         gc.disable()
         try:
+            prior, reason = self._normal.choose_explained(obs, legal)
+            if not self._searched(obs, legal):
+                return prior, reason
+            base_seed = self._rng.getrandbits(64)     # exactly one number per searched decision
+            deadline = None if self.budget is None else t0 + self.SAFETY * self.budget
             choice, stats = self._search(obs, legal, prior, base_seed, t0, deadline)
         finally:
             if collecting:

@@ -250,3 +250,50 @@ def test_leaf_value_model(cards, players):
     for v in range(4):
         assert 0 < value(v, 1) < value(v + 1, 1) < 1
         assert value(1, v) > value(1, v + 1)
+
+
+def test_no_older_collection_lands_inside_a_hard_decision(cards):
+    """Issue 16 (the budget): the cyclic collector's passes over the older generations
+    (0.06-0.2 s with the caches of a long run) happen between the hard player's
+    decisions, never inside one — searched or planned (a draft pick or a bid took
+    0.5-0.7 s with one). With low thresholds they come every few hundred allocations;
+    inside a decision only the young generation is collected, at its end."""
+    import gc
+    inside = []
+    landed = []
+
+    def watch(phase, info):
+        if phase == "start" and inside and info["generation"] > 0:
+            landed.append(info["generation"])
+
+    real = HardPlayer.choose_explained
+
+    def timed(self, obs, legal):
+        inside.append(1)
+        try:
+            return real(self, obs, legal)
+        finally:
+            inside.pop()
+
+    saved = gc.get_threshold()
+    gc.callbacks.append(watch)
+    HardPlayer.choose_explained = timed
+    gc.set_threshold(100, 2, 2)
+    try:
+        decisions = 0
+        for seed in range(2):
+            hard = HardPlayer(cards, seed, budget=None, sims=2)
+            seats = [hard] + [NormalPlayer(cards, i) for i in range(1, 4)]
+            state, _ = new_game(Config(players=4), cards, seed)
+            while state.phase != "over":
+                seat = pending(state).seats[0]
+                obs = observe(state, seat)
+                decisions += seat == 0
+                state, _ = apply(state, seats[seat].choose(obs, obs.legal))
+    finally:
+        gc.set_threshold(*saved)
+        gc.callbacks.remove(watch)
+        HardPlayer.choose_explained = real
+    assert decisions > 50
+    assert gc.isenabled()
+    assert landed == []
