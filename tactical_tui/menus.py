@@ -33,7 +33,13 @@ class MenuScreen(BaseScreen):
     the rest of a burst, `Enter Down Down Enter` — were not typed for this menu, whose
     rows no longer stand: they are dropped (a second game started, or Continue opened
     under the game's first screen, which replaced it as it mounted and crashed the app).
-    Ctrl+C still asks to quit (a priority key)."""
+    Ctrl+C still asks to quit (a priority key).
+
+    Before that, the cursor keys typed right after the choice that brought this menu up
+    (`Down Enter Down Down` on the title) reach it, in order, once it is shown
+    (`TAKES_CURSOR_KEYS`); an Enter typed with them is dropped (`Guarded.on_key`)."""
+
+    TAKES_CURSOR_KEYS = True
 
     def leaving(self) -> bool:
         return getattr(self.app, "live", None) is not None or getattr(self.app, "requesting", False)

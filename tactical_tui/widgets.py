@@ -29,6 +29,9 @@ _CLASSES: dict = {}
 
 
 IMMEDIATE = ("app.request_quit",)     # priority keys that act at once, even mid-burst
+# keys that only move a menu's cursor or change its highlighted setting: typed ahead, they
+# go on to the menu a choice brought up (`Guarded.TAKES_CURSOR_KEYS`)
+CURSOR_KEYS = frozenset({"up", "down", "left", "right", "home", "end", "pageup", "pagedown"})
 
 
 def localized(cls, lang: str):
@@ -209,6 +212,7 @@ class Guarded:
     app's `KeyGate` and replayed into the next question (`question_shown`)."""
 
     TAKES_HELD_KEYS = False      # a question screen: held keys are replayed into it
+    TAKES_CURSOR_KEYS = False    # a menu: cursor keys typed before it came up reach it
     _focus_before = None
 
     def compose_guard(self) -> ComposeResult:
@@ -260,8 +264,12 @@ class Guarded:
         shown = self.app.screen
         if shown is not self:
             # typed before another screen came up: it goes on to the question shown now,
-            # never into a menu, a dialog or a hand-over (the next player's Enter)
-            if self.TAKES_HELD_KEYS and getattr(shown, "TAKES_HELD_KEYS", False):
+            # never into a dialog or a hand-over (the next player's Enter); into a menu
+            # only if it moves the cursor (`Down Enter Down Down` on the title: New game,
+            # then the setup's third row), never an Enter made on rows not seen yet.
+            # (Textual queued it for this screen's list before the choice was handled.)
+            if (self.TAKES_HELD_KEYS and getattr(shown, "TAKES_HELD_KEYS", False)) or \
+                    (event.key in CURSOR_KEYS and getattr(shown, "TAKES_CURSOR_KEYS", False)):
                 (shown.focused or shown)._forward_event(events.Key(event.key, event.character))
             return
         await self.apply_key(event.key)

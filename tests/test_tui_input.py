@@ -775,10 +775,10 @@ def test_a_burst_on_the_title_of_a_real_terminal_starts_one_game(tmp_path):
 
 def test_a_burst_on_the_title_chooses_one_row_and_drops_the_rest(tmp_path, monkeypatch):
     """`Down Down Enter Enter Enter Down Enter` on the title with a saved game: Enter
-    chooses Continue at once, and the keys after it, typed before the Continue list was
-    drawn, are dropped there (a menu takes no held keys) — before, the title's choice
-    was a message handled after the queued keys, so the covered title chose Continue
-    three times and then How to play."""
+    chooses Continue at once, and the Enters after it, typed before the Continue list was
+    drawn, are dropped there (a menu takes only the cursor keys typed ahead: the Down
+    moves its cursor) — before, the title's choice was a message handled after the
+    queued keys, so the covered title chose Continue three times and then How to play."""
     monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
     from tactical_tui.menus import ContinueScreen, TitleScreen
     from tactical_tui.saves import games_dir
