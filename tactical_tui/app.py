@@ -57,6 +57,28 @@ def _row_id(screen, selector: str) -> Optional[str]:
     return menu.get_option_at_index(i).id if i is not None and i < menu.option_count else None
 
 
+def escape_and_key(event) -> Optional[tuple]:
+    """The two keys a terminal sent as one `alt+X` key, or None.
+
+    Textual's parser (textual/_xterm_parser.py, the legacy keyboard protocol) cannot tell
+    Escape followed by a letter or digit in the same read from Alt+that key: it waits
+    ESCDELAY (100 ms) after an Escape and, if a character came with it, reports one key
+    `alt+X` (`alt+shift+x` for a capital) carrying the character X. So `Esc d` typed
+    together, or arriving together over SSH, closed no dialog and lost the `d`. The game
+    binds no Alt key: such a key is Escape, then X (the key Textual makes of X alone).
+    The Alt key of a terminal speaking the kitty protocol, which sends Escape on its own,
+    carries no character and is left alone. (Escape before `?`, Enter, space or Tab, and
+    the `Esc 1`..`Esc 0`, `Esc b`, `Esc f` sequences Textual maps to other keys, lose the
+    Escape inside the parser: not recoverable here.)"""
+    from textual import events
+    if not isinstance(event, events.Key) or event.is_forwarded:
+        return None
+    char = event.character
+    if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isalnum():
+        return None
+    return events.Key("escape", "\x1b"), events.Key(char, char)
+
+
 def _toasts_break_lines_by_the_game() -> None:
     """Textual's Toast shows a notification's message broken by Textual's rules, which
     split Japanese words and drop a wide character that ends a full line; a toast of the
@@ -860,6 +882,24 @@ class TacticalApp(App):
         from .exitline import quit_question
         self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)),
                          lambda yes: self.exit() if yes else self.call_later(self._sync))
+
+    async def on_event(self, event) -> None:
+        """A key from the terminal: an `alt+X` that was Escape and X read together
+        (`escape_and_key`) is handled as those two keys, one after the other, exactly as
+        if they had come in two reads. Where X then goes is decided as for any key typed
+        right after an Escape: on the help, a card's details, the results, the log or the
+        quit dialog (which leave the keys to the app) the dialog closes and X acts on what
+        is on top now — `Esc d` over the draft shows the card's details, `Esc y` on the quit
+        dialog answers no and the `y` does nothing beneath; a `Guarded` screen (How to
+        play, a menu) closes and passes X on only by its rules (a question screen's key
+        to the question shown now, a cursor key to a menu), else X is dropped: nothing is
+        replayed into a screen the player has not seen."""
+        split = escape_and_key(event)
+        if split is None:
+            await super().on_event(event)
+            return
+        for key in split:
+            await super().on_event(key)
 
     def action_command_palette(self) -> None:
         from .commands import open_palette

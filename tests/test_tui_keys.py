@@ -115,3 +115,103 @@ def test_cursor_keys_typed_with_a_menu_choice_never_reach_how_to_play():
             await calm(pilot)
             assert app.screen.k == 1
     asyncio.run(run())
+
+
+# ------------------------------------------------------- Escape and a key in one read
+
+def parsed(data: str) -> list:
+    """The key events Textual's terminal parser makes of `data` read at once (a burst
+    typed together, or sent as one write over SSH)."""
+    from textual._xterm_parser import XTermParser
+    parser = XTermParser()
+    return [e for e in (*parser.feed(data), *parser.feed("")) if isinstance(e, events.Key)]
+
+
+def test_escape_and_a_letter_in_one_read_arrive_as_one_alt_key():
+    """What the app is given (Textual's parser, the legacy keyboard protocol): Escape
+    followed by a letter or digit in the same read is one key, `alt+` that character;
+    with another key after them, that key comes on its own. (An Escape before an arrow
+    stays an Escape; before `?`, Enter, space or Tab it is lost in the parser.)"""
+    keys = lambda data: [(k.key, k.character) for k in parsed(data)]
+    assert keys("\x1bd") == [("alt+d", "d")]
+    assert keys("\x1bH") == [("alt+shift+h", "H")]
+    assert keys("\x1bdl") == [("alt+d", "d"), ("l", "l")]
+    assert keys("\x1b\x1b[B") == [("escape", "\x1b"), ("down", None)]
+
+
+def on_details(lang: str, body) -> None:
+    """Run `body(app, pilot)` with a card's details open over the quick game's draft."""
+    from tactical_tui.screens import DraftScreen
+    from test_tui_input import asked, quiet
+
+    async def run():
+        app = TacticalApp(lang=lang, ai_delay=0.0, quick=True, seed=5, autosave=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: asked(app) and isinstance(app.screen, DraftScreen), "the draft",
+                        rounds=3000)
+            await pilot.press("d")
+            await until(pilot, lambda: type(app.screen).__name__.startswith("TextScreen"), "the details")
+            await body(app, pilot)
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
+def names(app) -> list[str]:
+    return [type(s).__name__.split("_")[0] for s in app.screen_stack[1:]]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_escape_then_a_key_in_one_read_closes_the_text_and_the_key_acts_beneath(lang):
+    """`Esc l` typed together on a card's details: the details close, then `l` acts on the
+    draft screen beneath (its log opens); `Esc d` on the log: the log closes and `d`
+    shows the highlighted card again. Before, Textual's `alt+l` closed nothing and the
+    `l` was lost. The split is the app's (TacticalApp.on_event): the key after the
+    Escape goes where it would have gone typed a moment later."""
+    async def body(app, pilot):
+        burst(app, *[(k.key, k.character) for k in parsed("\x1bl")])
+        await until(pilot, lambda: names(app)[-1] == "LogScreen", "the log")
+        assert names(app) == ["DraftScreen", "LogScreen"]
+        burst(app, *[(k.key, k.character) for k in parsed("\x1bd")])
+        await until(pilot, lambda: names(app)[-1] == "TextScreen", "the details")
+        assert names(app) == ["DraftScreen", "TextScreen"]
+    on_details(lang, body)
+
+
+def test_escape_then_a_key_in_one_read_closes_how_to_play_and_drops_the_key():
+    """How to play is no question and passes no key on (`Guarded`): `Esc d` typed
+    together closes it, and the `d` is dropped — as it is when typed a moment later,
+    before the screen beneath is drawn — rather than opening a card's details."""
+    async def body(app, pilot):
+        await pilot.press("escape")
+        await until(pilot, lambda: names(app)[-1] == "DraftScreen", "the draft")
+        from tactical_tui.howto import show_howto
+        show_howto(app)
+        await until(pilot, lambda: names(app)[-1] == "HowToScreen", "How to play")
+        await calm(pilot)
+        burst(app, *[(k.key, k.character) for k in parsed("\x1bd")])
+        await until(pilot, lambda: names(app)[-1] != "HowToScreen", "How to play to close")
+        await calm(pilot)
+        assert names(app) == ["DraftScreen"]
+    on_details("en", body)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_escape_then_y_in_one_read_on_the_quit_dialog_does_not_quit(lang):
+    """`Esc y` typed together on the quit dialog: Escape answers no, and the `y` after it
+    reaches the title, where it does nothing — it never answers the dialog it closed.
+    Before, the dialog stayed open (`alt+y` is no key of it)."""
+    from tactical_tui.menus import TitleScreen
+    from tactical_tui.widgets import ConfirmScreen
+
+    async def run():
+        app = new_app(lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the quit dialog")
+            burst(app, *[(k.key, k.character) for k in parsed("\x1by")])
+            await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), "the dialog to close")
+            await calm(pilot)
+            assert isinstance(app.screen, TitleScreen) and app.is_running
+            assert app.return_code is None
+    asyncio.run(run())
