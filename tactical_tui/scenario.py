@@ -1968,6 +1968,8 @@ EXPORT_TEXT: dict[str, dict[str, str]] = {
     "exists": {"ja": "書き出せません: {path} はすでにあります（上書きするなら --force）",
                "en": "not written: {path} already exists (add --force to replace it)"},
     "failed": {"ja": "書き出せません: {path}: {detail}", "en": "not written: {path}: {detail}"},
+    "not_regular": {"ja": "書き出せません: {path} は通常のファイルではなく{kind}です（置き換えません）",
+                    "en": "not written: {path} is {kind}, not a regular file (never replaced)"},
     "step": {"ja": "--step は 0 から {n} まで（{given} は範囲外）",
              "en": "--step must be from 0 to {n} (not {given})"},
 }
@@ -1990,6 +1992,9 @@ class ExportError(Exception):
         if isinstance(params.get("detail"), OSError):
             from .text import os_error_text
             params["detail"] = os_error_text(params["detail"], lang)
+        if "kind" in params:
+            from .text import file_kind_text
+            params["kind"] = file_kind_text(params["kind"], lang)
         return export_message(self.key, lang, **params)
 
 
@@ -2065,11 +2070,16 @@ def card_data_lines(cards: CardSet) -> list[str]:
 def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool:
     """Write `text` to `path` atomically (a temporary file in the same folder, flushed
     and synced, then moved into place). An existing file is never replaced unless
-    `overwrite`; returns True when one was replaced. ExportError for any problem."""
+    `overwrite`; returns True when one was replaced. ExportError for any problem.
+
+    Only a regular file (or a symbolic link, which is replaced itself, never what it
+    points to) is ever replaced: a folder, a named pipe, a device or a socket at `path`
+    is refused even with `overwrite` — `--export /dev/null --force`, run as root, made
+    /dev/null a regular file."""
     import os
     import tempfile
     target = Path(path)
-    existed = target.exists() or target.is_symlink()
+    existed = _replaceable(target) is not None
     if existed and not overwrite:
         raise ExportError("exists", path=str(target))
     try:
@@ -2092,7 +2102,7 @@ def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool
             except FileExistsError:
                 raise ExportError("exists", path=str(target)) from None
             except OSError:                 # no hard links here: check, then move
-                if target.exists():
+                if os.path.lexists(target):
                     raise ExportError("exists", path=str(target)) from None
                 os.replace(tmp, target)
     except OSError as exc:
@@ -2103,6 +2113,42 @@ def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool
         except OSError:
             pass
     return existed
+
+
+def _replaceable(target: Path):
+    """The lstat of what is at `target` (None: nothing), if `write_new_file` may replace
+    it: a regular file or a symbolic link. ExportError for anything else, and for a name
+    that cannot be looked up (too long, a NUL byte, no access)."""
+    import os
+    import stat
+    from rules.files import file_kind
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, ValueError):
+            exc = OSError(22, "invalid file name")
+        raise ExportError("failed", path=str(target), detail=exc) from None
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        raise ExportError("not_regular", path=str(target), kind=file_kind(st.st_mode))
+    return st
+
+
+def writable_target(path: str | Path) -> None:
+    """Raise the ExportError that `write_new_file(path, ..., overwrite=True)` would raise
+    for what is at `path` or its folder — said before a long run, not after it."""
+    import os
+    import stat
+    target = Path(path)
+    _replaceable(target)
+    folder = target.parent
+    try:
+        fst = os.stat(folder)
+    except OSError as exc:
+        raise ExportError("failed", path=str(target), detail=exc) from None
+    if not stat.S_ISDIR(fst.st_mode):
+        raise ExportError("failed", path=str(target), detail=OSError(20, "not a folder"))
 
 
 def export_position(state: GameState, path: str | Path, name: str = "exported position",
@@ -2116,18 +2162,33 @@ def export_position(state: GameState, path: str | Path, name: str = "exported po
 def scenario_files(paths: Iterable[str]) -> list[tuple[str, Optional[str]]]:
     """(file, problem) for every scenario file under `paths`, folders searched for
     ``*.toml`` in name order. A path that does not exist is returned with its problem."""
+    import os
+    import stat
+    from .text import os_error_text
     out: list[tuple[str, Optional[str]]] = []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
-            found = sorted(path.rglob("*.toml"))
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            out.append((p, "no such file or folder"))
+            continue
+        except (OSError, ValueError) as exc:    # a loop of links, a name too long, a NUL
+            if isinstance(exc, ValueError):
+                exc = OSError(22, "invalid file name")
+            out.append((p, os_error_text(exc, "en")))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            try:
+                found = sorted(path.rglob("*.toml"))
+            except OSError as exc:
+                out.append((p, os_error_text(exc, "en")))
+                continue
             if not found:
                 out.append((p, "no scenario files (*.toml) in this folder"))
             out.extend((str(f), None) for f in found)
-        elif path.exists():            # a pipe or device: load_scenario says what it is
+        else:                          # a pipe or device: load_scenario says what it is
             out.append((p, None))
-        else:
-            out.append((p, "no such file or folder"))
     return out
 
 

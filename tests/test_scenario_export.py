@@ -353,3 +353,39 @@ def test_the_replay_viewers_export_key(tmp_path, lang, words):
     assert load_scenario(folder / "game-step30.toml").state == states[30]
     assert load_scenario(folder / "game-step30-2.toml").state == states[30]
     assert any(words in m for m in seen), seen
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda p: os.mkfifo(p), "a named pipe"),
+    (lambda p: p.mkdir(), "a folder"),
+])
+def test_force_never_replaces_what_is_not_a_regular_file(tmp_path, make, kind):
+    """`replay --export PATH --force` replaced a named pipe at PATH with a regular file
+    (and, run as root, /dev/null): only a regular file or a symbolic link is replaced."""
+    target = tmp_path / "x.toml"
+    make(target)
+    before = os.lstat(target).st_mode
+    for overwrite in (False, True):
+        with pytest.raises(ExportError) as err:
+            write_new_file(target, "new", overwrite=overwrite)
+        assert err.value.key == "not_regular"
+        assert f"is {kind}, not a regular file" in str(err.value)
+        assert "通常のファイルではなく" in err.value.text("ja")
+    assert os.lstat(target).st_mode == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]     # no temp file left
+
+
+def test_force_replaces_a_symlink_itself_not_what_it_points_to(tmp_path):
+    kept = tmp_path / "kept.toml"
+    kept.write_text("keep me", encoding="utf-8")
+    link = tmp_path / "link.toml"
+    link.symlink_to(kept)
+    assert write_new_file(link, "new", overwrite=True) is True
+    assert kept.read_text(encoding="utf-8") == "keep me"
+    assert not link.is_symlink() and link.read_text(encoding="utf-8") == "new"
+
+
+def test_a_name_too_long_is_a_message_not_a_traceback(tmp_path):
+    with pytest.raises(ExportError) as err:
+        write_new_file(tmp_path / ("a" * 300), "text", overwrite=True)
+    assert err.value.key == "failed" and "not written" in str(err.value)

@@ -370,6 +370,17 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert "no scenario files" in capsys.readouterr().out
 
 
+def test_check_names_why_a_path_cannot_be_looked_up(tmp_path, capsys):
+    """A loop of links said "no such file or folder"; a name too long was a traceback."""
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    assert main(["check", str(tmp_path / "loop1"), "a" * 300, str(EXAMPLE)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL  {tmp_path / 'loop1'}: Too many levels of symbolic links" in out
+    assert "the name is too long" in out
+    assert out.strip().endswith("1 passed, 2 failed")
+
+
 def test_cli_exit_code_from_a_process(tmp_path):
     proc = _cli("check", str(EXAMPLE), str(STOP))
     assert proc.returncode == 0, proc.stdout + proc.stderr
