@@ -124,6 +124,37 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+# The numbers an option takes (inclusive): what is outside is refused with a message
+# before anything starts (`--ai-delay inf` froze the game at the first AI turn,
+# `simulate --games -1` printed a table of nothing).
+RANGES = {
+    "ai_delay": ("--ai-delay", 0, 3),                # seconds, as the settings file allows
+    "host_ai_delay": ("--ai-delay", 0, 3),
+    "games": ("--games", 1, 1_000_000),
+    "jobs": ("--jobs", 1, 1000),                     # and never more than games or cores
+    "min_plays": ("--min-plays", 0, 1_000_000_000),
+    "port": ("--port", 0, 65535),                    # 0: any free port
+    "ssh_port": ("--ssh-port", 0, 65535),
+    "workers": ("--workers", 0, 1000),
+    "max_tables": ("--max-tables", 1, 100_000),
+    "ssh_idle": ("--ssh-idle", 0, 10_080),           # minutes (a week); 0: never
+}
+
+
+def range_problem(args, lang: str):
+    """The message for the first option of `args` outside its `RANGES` (None: all fit).
+    NaN and infinities are outside every range."""
+    import math
+    for name, (option, lo, hi) in RANGES.items():
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if not (math.isfinite(value) and lo <= value <= hi):
+            given = plain(str(value))[:40]
+            return ui("err.range", lang, option=option, lo=f"{lo:,}", hi=f"{hi:,}", given=given)
+    return None
+
+
 def join_args(args, lang: str):
     """`tactical join`: (host, port, name) — or the message saying what is wrong (the
     address unreadable, the name not 1–24 printable characters, nothing listening)."""
@@ -234,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     lang = args.lang or default_lang()
     if args.seed is not None and not valid_seed(args.seed):
         print(ui("err.seed", lang, limit=SEED_LIMIT - 1), file=sys.stderr)
+        return 2
+    problem = range_problem(args, getattr(args, "sub_lang", None) or lang)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     try:
         if args.command == "check":

@@ -75,8 +75,16 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
+def worker_count(jobs: int, games: int) -> int:
+    """The processes a run of `games` games really uses for `--jobs jobs`: never more than
+    the games, nor than the cores (`--jobs 100000` started a process each)."""
+    import os
+    return max(1, min(jobs, games, os.cpu_count() or 1))
+
+
 def simulate(games: int, seats: tuple[str, ...], seed: int = 0, jobs: int = 1,
              progress=None) -> list[GameResult]:
+    jobs = worker_count(jobs, games)
     work = [(lv, seed + g) for g, lv in enumerate(rotations(seats, games))]
     results: list[GameResult] = []
     if jobs <= 1:
@@ -194,6 +202,13 @@ def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Op
     from rich.table import Table
 
     console = Console()
+    if csv_path:
+        from .scenario import ExportError, writable_target
+        try:                                # said now, not after the games
+            writable_target(csv_path)
+        except ExportError as exc:
+            console.print(as_text(exc.text(lang)))
+            return 2
     cards = default_cards()
     seats = ("normal",) * players
     with Progress(console=console, transient=True) as progress:
@@ -214,11 +229,19 @@ def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Op
                       f"{ratio:.2f}{flag}")
         console.print(t)
     if csv_path:
-        with open(csv_path, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["kind", "id", "plays", "wins", "win_rate", "ratio_to_fair"])
-            for kind, rows in table.items():
-                for key, plays, wins, ratio in rows:
-                    w.writerow([kind, key, plays, f"{wins:.2f}", f"{wins / plays:.4f}", f"{ratio:.3f}"])
+        import io
+
+        from .scenario import ExportError, write_new_file
+        buf = io.StringIO(newline="")
+        w = csv.writer(buf)
+        w.writerow(["kind", "id", "plays", "wins", "win_rate", "ratio_to_fair"])
+        for kind, rows in table.items():
+            for key, plays, wins, ratio in rows:
+                w.writerow([kind, key, plays, f"{wins:.2f}", f"{wins / plays:.4f}", f"{ratio:.3f}"])
+        try:                                # whole or not at all; never into a pipe or device
+            write_new_file(csv_path, buf.getvalue(), overwrite=True)
+        except ExportError as exc:
+            console.print(as_text(exc.text(lang)))
+            return 1
         console.print(as_text(f"CSV: {csv_path}"))
     return 0

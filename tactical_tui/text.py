@@ -43,6 +43,8 @@ UI: dict[str, dict[str, str]] = {
                   "en": "--seats takes 3 to 5 of human, random, easy, normal, hard, separated by commas."},
     "err.seed": {"ja": "--seed には0から{limit}までの整数を指定します。",
                  "en": "--seed takes a whole number from 0 to {limit}."},
+    "err.range": {"ja": "{option} には{lo}から{hi}までの数を指定します（{given} は範囲外）。",
+                  "en": "{option} takes a number from {lo} to {hi} (not {given})."},
     "err.sim_cards": {"ja": "tactical {command} は同梱のカードデータで対戦します。--cards は使えません。",
                       "en": "tactical {command} plays the shipped card data; --cards cannot be used with it."},
     "err.no_tty": {"ja": "tactical は端末で起動してください（--headless で画面なしの対戦を表示）。",
