@@ -137,6 +137,8 @@ TUI: dict[str, dict[str, str]] = {
     "you": {"ja": "あなた", "en": "you"},
     "too_small": {"ja": "端末が小さすぎます。80×24以上に広げてください（現在 {w}×{h}）。",
                   "en": "The terminal is too small. Please enlarge it to at least 80×24 (now {w}×{h})."},
+    # the same, where the whole sentence would not fit (a 20×5 window showed "The terminal is")
+    "too_small.short": {"ja": "80×24以上に\n広げてください\n（現在{w}×{h}）", "en": "Enlarge to 80×24\n(now {w}×{h})"},
     "waiting": {"ja": "{who}を待っています…", "en": "Waiting for {who}…"},
     "your_turn": {"ja": "あなたの番です", "en": "Your turn"},
     "quit.ask": {"ja": "ゲームを終了しますか？", "en": "Quit the game?"},

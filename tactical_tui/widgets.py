@@ -200,6 +200,18 @@ class QuestionList(OptionList):
         super().action_select()
 
 
+def too_small_text(app, w: int, h: int) -> str:
+    """What a screen shows while the terminal is below 80×24: the whole sentence where it
+    fits with room to spare (the message area is the terminal less a column each side,
+    the footer's row and whatever else a screen keeps; and a wide character does not end a
+    full line), else the short one, so that the size to reach is always in view."""
+    full = t("too_small", app.lang, w=w, h=h)
+    width, rows = max(1, w - 3), max(1, h - 3)
+    if len(Text(full).wrap(app.console, width)) <= rows:
+        return full
+    return t("too_small.short", app.lang, w=w, h=h)
+
+
 class Guarded:
     """Mixin for a screen: shows a "please enlarge" message instead of the body below
     80×24 (no key acts meanwhile, but quit), gives the keyboard focus back when the body
@@ -226,7 +238,7 @@ class Guarded:
             self._focus_before = self.focused
         self.set_class(small, "small")
         if small:
-            self.query_one("#too-small", Static).update(t("too_small", self.app.lang, w=w, h=h))
+            self.query_one("#too-small", Static).update(too_small_text(self.app, w, h))
         elif was:
             self.call_after_refresh(self._restore_focus)
 

@@ -123,6 +123,23 @@ def test_too_small_terminal_shows_message():
     asyncio.run(run())
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_tiny_terminal_still_shows_the_size_to_reach(lang):
+    """At 20×5 the message showed "The terminal is" and no size: the short one fits."""
+    from textual.geometry import Region
+
+    async def run():
+        app = make_app(lang)
+        async with app.run_test(size=(20, 5)) as pilot:
+            await pilot.pause(0.05)
+            assert app.screen.has_class("small")
+            box = app.screen.query_one("#too-small")
+            lines = box.render_lines(Region(0, 0, box.size.width, box.size.height))
+            shown = "".join(line.text for line in lines).replace(" ", "")
+            assert "80×24" in shown and "20×5" in shown
+    asyncio.run(run())
+
+
 def test_ctrl_c_asks_before_quitting():
     async def run():
         app = make_app("en")
