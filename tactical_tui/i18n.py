@@ -62,6 +62,22 @@ TUI: dict[str, dict[str, str]] = {
                          "コマンドも -T も付けずに「ssh -p ポート 名前@ホスト」で接続してください。",
                    "en": "TACTICAL is played in a terminal, and this session has none (no pty). "
                          "Connect with \"ssh -p PORT NAME@HOST\", without a command or -T."},
+    "ssh.key_no_pty": {"ja": "この鍵（{fingerprint}）には、このホストでは端末（pty）が許されていません"
+                             "（ホストの authorized_keys に no-pty か restrict があります）。"
+                             "TACTICAL は端末で遊ぶゲームです。別の鍵で接続するか（ssh -i 鍵ファイル）、"
+                             "ホストの管理者に頼んでください。",
+                       "en": "This key ({fingerprint}) may not have a terminal (pty) at this "
+                             "host (no-pty or restrict in the host's authorized keys), and "
+                             "TACTICAL is played in one. Connect with another key (ssh -i "
+                             "KEYFILE), or ask the host's operator."},
+    "ssh.key_command": {"ja": "この鍵（{fingerprint}）は、このホストでは決められたコマンドにしか"
+                              "使えません（ホストの authorized_keys に command=\"…\" があります）。"
+                              "この入口はコマンドを実行しないので、この鍵では遊べません。"
+                              "別の鍵で接続するか（ssh -i 鍵ファイル）、ホストの管理者に頼んでください。",
+                        "en": "This key ({fingerprint}) may only run a set command at this "
+                              "host (command=\"…\" in the host's authorized keys), and this "
+                              "door runs no commands: there is no game for it. Connect with "
+                              "another key (ssh -i KEYFILE), or ask the host's operator."},
     "ssh.idle": {"ja": "{n}分間キー入力がなかったので、接続を閉じました。もう一度接続すれば遊べます。",
                  "en": "No key for {n} minutes: the session is closed. Connect again to play."},
     "ssh.idle.one": {"ja": "1分間キー入力がなかったので、接続を閉じました。もう一度接続すれば遊べます。",

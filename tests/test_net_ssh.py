@@ -566,3 +566,161 @@ def test_the_child_is_told_how_its_player_comes_back(host_dir, client_key):
             assert f"BACK ssh -p {door.port} kim@127.0.0.1" in text
             await quit_child(term)
     with_door(body, keys=keys)
+
+
+# ------------------------------------------------------------------ authorized_keys options
+
+def _keys_file(tmp_path, *lines: tuple[str, object]) -> Path:
+    """An authorized_keys file of (options, key) lines."""
+    path = tmp_path / "authorized_keys"
+    path.write_bytes(b"".join((options.encode() + b" " if options else b"")
+                              + key.export_public_key() for options, key in lines))
+    return path
+
+
+async def _refused(door, key, user: str = "eve") -> None:
+    with pytest.raises(asyncssh.PermissionDenied):
+        async with connect(door, user, key):
+            pass
+
+
+async def _plays(door, key, user: str) -> None:
+    """`key` logs in as `user` and its pty session runs the (test) game."""
+    async with connect(door, user, key) as conn:
+        term = await pty(conn)
+        await term.until(f"ARGS {user} en")
+        await quit_child(term)
+
+
+def _new_keys(n: int):
+    return [asyncssh.generate_private_key("ssh-ed25519") for _ in range(n)]
+
+
+def test_a_key_past_its_expiry_time_is_refused_and_one_before_it_plays(host_dir, tmp_path,
+                                                                       caplog):
+    """expiry-time="YYYYMMDD[HHMM[SS]][Z]" (man 5 sshd): local time unless Z; the name
+    in any case. A refusal is logged with the key's fingerprint."""
+    past, past_z, future, future_z = _new_keys(4)
+    keys = _keys_file(tmp_path, ('expiry-time="20000101"', past),
+                      ('expiry-time="200001011230Z"', past_z),
+                      ('expiry-time="29991231"', future),
+                      ('Expiry-Time="29991231235959Z"', future_z))
+
+    async def body(door) -> None:
+        for key in (past, past_z):
+            await _refused(door, key)
+        assert not door.sessions
+        await _plays(door, future, "fay")
+        await _plays(door, future_z, "gus")
+    with_door(body, keys=keys)
+    for line, key in ((1, past), (2, past_z)):
+        assert f"key {key.get_fingerprint()} refused by {keys} line {line}: expired at" \
+            in caplog.text
+
+
+@pytest.mark.parametrize("options", [
+    'expiry-time="20991301"',          # month 13
+    'expiry-time="20990230"',          # 30 February
+    'expiry-time="2099-01-01"',
+    'expiry-time="2099010112"',        # 10 digits
+    'expiry-time=20990101',            # sshd wants the value in double quotes
+    'expiry-time="20990101",no-ptyy',  # a typo: an unknown option refuses its line
+])
+def test_a_malformed_expiry_time_or_an_unknown_option_refuses_the_key(host_dir, tmp_path,
+                                                                      caplog, options):
+    key, good = _new_keys(2)
+    keys = _keys_file(tmp_path, (options, key), ("", good))
+
+    async def body(door) -> None:
+        await _refused(door, key)
+        assert not door.sessions
+    with_door(body, keys=keys)
+    # said at start (line and key named) and at the login
+    assert f"{keys} line 1 (key {key.get_fingerprint()}): " in caplog.text
+    assert f"key {key.get_fingerprint()} refused by {keys} line 1: " in caplog.text
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("en", "may not have a terminal (pty) at this host"),
+    ("ja", "このホストでは端末（pty）が許されていません"),
+])
+def test_a_key_whose_line_allows_no_terminal_gets_no_game_and_restrict_pty_does(
+        host_dir, tmp_path, lang, words):
+    """no-pty, and restrict without a pty after it: the login is let in (as sshd does),
+    its pty refused, and every session is told why (in the player's language) and closed;
+    no game starts. restrict,pty plays."""
+    no_pty, upper, restrict, pty_restrict, restrict_pty = _new_keys(5)
+    keys = _keys_file(tmp_path, ("no-pty", no_pty), ("NO-PTY", upper), ("restrict", restrict),
+                      ("pty,restrict", pty_restrict), ("restrict,pty", restrict_pty))
+    env = {"LANG": "ja_JP.UTF-8"} if lang == "ja" else {}
+
+    async def body(door) -> None:
+        for key in (no_pty, upper, restrict, pty_restrict):
+            async with connect(door, "hal", key) as conn:
+                with pytest.raises(asyncssh.ChannelOpenError):
+                    await conn.create_process(term_type="xterm", term_size=(80, 24))
+                for command in (None, "ls"):                # ssh -T; ssh host command
+                    result = await asyncio.wait_for(
+                        conn.run(command, env=env, encoding="utf-8"), WAIT)
+                    said = result.stderr.replace("\r\n", "" if lang == "ja" else " ")
+                    assert words in said and key.get_fingerprint() in said
+                    assert result.exit_status == 1 and result.stdout == ""
+            assert not door.sessions
+        await _plays(door, restrict_pty, "ivy")
+    with_door(body, keys=keys)
+
+
+def test_a_key_limited_to_a_command_gets_no_game_and_no_command_is_run(host_dir, tmp_path):
+    """command="…": the door runs no commands, so the key has no game: with or without
+    a pty, each session is told so and closed, and neither the game nor the command (nor
+    anything of the key file) reaches the player."""
+    plain_command, restricted = _new_keys(2)
+    keys = _keys_file(tmp_path, ('command="printf \'\\033[2J\\\\"owned\\\\"\'"', plain_command),
+                      ('restrict,pty,command="ls -la /"', restricted))
+
+    async def body(door) -> None:
+        for key in (plain_command, restricted):
+            async with connect(door, "jo", key) as conn:
+                for command, term_type in ((None, "xterm"), (None, None), ("ls", "xterm")):
+                    result = await asyncio.wait_for(
+                        conn.run(command, term_type=term_type, term_size=(80, 24),
+                                 env={"LANG": "ja_JP.UTF-8"}, encoding="utf-8"), WAIT)
+                    said = result.stderr.replace("\r\n", "")
+                    assert "決められたコマンドにしか使えません" in said
+                    assert key.get_fingerprint() in said
+                    assert result.exit_status == 1 and result.stdout == ""
+                    assert "\x1b" not in said and "owned" not in said and "-la" not in said
+            assert not door.sessions
+    with_door(body, keys=keys)
+
+
+def test_from_is_still_honoured_beside_the_other_options(host_dir, tmp_path):
+    elsewhere, here, here_expired = _new_keys(3)
+    keys = _keys_file(tmp_path, ('from="10.9.8.7",expiry-time="29990101"', elsewhere),
+                      ('expiry-time="29990101",from="10.9.8.7,127.0.0.1"', here),
+                      ('from="127.0.0.1",expiry-time="20000101"', here_expired))
+
+    async def body(door) -> None:
+        await _refused(door, elsewhere)
+        await _refused(door, here_expired)
+        await _plays(door, here, "kit")
+    with_door(body, keys=keys)
+
+
+def test_a_certificate_login_is_refused_and_a_cert_authority_key_lets_nobody_in(host_dir,
+                                                                                tmp_path):
+    """The door takes no certificates (it does no CA validation): a user certificate
+    signed by a cert-authority of the file is refused, and the CA key itself does not log
+    in (sshd: "Key is CA, but not cert")."""
+    ca, user = _new_keys(2)
+    cert = ca.generate_user_certificate(user, "lee", principals=["lee"])
+    keys = _keys_file(tmp_path, ("cert-authority", ca))
+
+    async def body(door) -> None:
+        await _refused(door, ca)
+        with pytest.raises(asyncssh.PermissionDenied):
+            async with asyncssh.connect("127.0.0.1", door.port, username="lee",
+                                        known_hosts=None, client_keys=[(user, cert)],
+                                        agent_path=None):
+                pass
+    with_door(body, keys=keys)

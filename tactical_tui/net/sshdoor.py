@@ -36,7 +36,9 @@ still there, and reaped.
 
 A session without a pty (``ssh -T``, ``ssh host command``) gets a message in the client's
 language and is closed. Authentication: public keys from an ``authorized_keys`` file (read
-again when it changes), or ``open_door`` (a LAN party: anyone, without authentication).
+again when it changes; its options as sshd reads them, and what they mean here: authkeys.py
+— ``no-pty``, ``restrict`` and ``command=`` leave a key's sessions without a game, with a
+message saying why), or ``open_door`` (a LAN party: anyone, without authentication).
 Either way the SSH user name is the player's name, cleaned (``player_name``), and the
 child gets a data folder of the player's own (``player_dir``: per key, or per name at an
 open door), where ``tactical join`` keeps the player's seat tokens. The host
@@ -63,6 +65,7 @@ from rich.cells import cell_len
 
 from ..i18n import break_lines, t
 from ..safe import plain
+from .authkeys import AuthorizedKeys, Grant
 
 log = logging.getLogger("tactical.ssh")
 
@@ -243,7 +246,7 @@ class SSHDoor:
         self.sessions: set[_Session] = set()
         self._tasks: set[asyncio.Task] = set()
         self._conns: set[asyncssh.SSHServerConnection] = set()
-        self._keys: Optional[asyncssh.SSHAuthorizedKeys] = None
+        self._keys: Optional[AuthorizedKeys] = None
         self._keys_stamp: Optional[tuple] = None
         self._acceptor: Optional[asyncssh.SSHAcceptor] = None
         self._host = ""
@@ -269,16 +272,17 @@ class SSHDoor:
         return t("ssh.listening", lang, port=self.port, host=plain(host),
                  fingerprint=self.fingerprint)
 
-    def authorized(self) -> asyncssh.SSHAuthorizedKeys:
+    def authorized(self) -> AuthorizedKeys:
         """The authorized keys, read again when the file has changed (keys added while
-        the host runs count at the next login). A file that has become unreadable keeps
-        the last keys read, and says so in the log."""
+        the host runs count at the next login), with what the options of each line allow
+        (authkeys.py). A file that has become unreadable keeps the last keys read, and
+        says so in the log."""
         assert self.authorized_keys is not None
         try:
             st = self.authorized_keys.stat()
             stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
             if stamp != self._keys_stamp:
-                self._keys = asyncssh.read_authorized_keys(str(self.authorized_keys))
+                self._keys = AuthorizedKeys.read(self.authorized_keys)
                 self._keys_stamp = stamp
         except (OSError, ValueError, asyncssh.KeyImportError) as exc:
             if self._keys is None:
@@ -353,8 +357,8 @@ class _Server(asyncssh.SSHServer):
     def __init__(self, door: SSHDoor) -> None:
         self._door = door
         self._conn: Optional[asyncssh.SSHServerConnection] = None
-        self._keys: Optional[asyncssh.SSHAuthorizedKeys] = None
-        self._key: Optional[str] = None          # the fingerprint of the login's key
+        self._keys: Optional[AuthorizedKeys] = None
+        self._grant: Optional[Grant] = None      # the login's key, and what it may do
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -378,15 +382,18 @@ class _Server(asyncssh.SSHServer):
         return not self._door.open_door
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        """A key of the authorized keys (its ``from=`` option honoured). The last key
-        found good is the one the login is made with: asyncssh checks the signature of a
-        key only after this has accepted that key."""
+        """A key of the authorized keys, as its first line that lets it in from this
+        address now allows it (authkeys.py: ``from=``, ``expiry-time``, ``no-pty``,
+        ``restrict``, ``command=``, …; asyncssh enforces none of them for a key validated
+        here). The last key found good is the one the login is made with: asyncssh checks
+        the signature of a key only after this has accepted that key."""
         assert self._conn is not None
         peer = self._conn.get_extra_info("peername")
         addr = peer[0] if peer else ""
-        if self._keys is None or self._keys.validate(key, addr, addr) is None:
+        grant = self._keys.admit(key, addr) if self._keys is not None else None
+        if grant is None:
             return False
-        self._key = key.get_fingerprint()
+        self._grant = grant
         return True
 
     def session_requested(self):
@@ -395,9 +402,10 @@ class _Server(asyncssh.SSHServer):
             return False
         name = player_name(self._conn.get_extra_info("username"))
         peer = self._conn.get_extra_info("peername")
+        grant = self._grant
         return _Session(self._door, name, peer[0] if peer else "?",
-                        player_dir(self._key, name),
-                        back_command(name, self._conn.get_extra_info("sockname")))
+                        player_dir(grant.fingerprint if grant else None, name),
+                        back_command(name, self._conn.get_extra_info("sockname")), grant)
 
 
 def back_command(name: str, sockname) -> Optional[str]:
@@ -441,8 +449,9 @@ class _Session(asyncssh.SSHServerSession):
     """One SSH session: one child in one pty, from session start to the child's reaping."""
 
     def __init__(self, door: SSHDoor, name: str, peer: str, folder: Path,
-                 back: Optional[str] = None) -> None:
+                 back: Optional[str] = None, grant: Optional[Grant] = None) -> None:
         self._door = door
+        self.grant = grant               # None at an open door: anyone, the game
         self.name = name
         self.back = back
         self._peer = peer
@@ -468,6 +477,12 @@ class _Session(asyncssh.SSHServerSession):
         self._chan = chan
 
     def pty_requested(self, term_type, term_size, term_modes) -> bool:
+        """Refused to a key whose line allows it no terminal (``no-pty``, ``restrict``),
+        as sshd does; the session then says why."""
+        if self.grant is not None and not self.grant.pty:
+            log.info("pty of %s (%s) refused: key %s, line %d allows no terminal",
+                     self.name, self._peer, self.grant.fingerprint, self.grant.line)
+            return False
         return True
 
     def shell_requested(self) -> bool:
@@ -489,6 +504,14 @@ class _Session(asyncssh.SSHServerSession):
         assert chan is not None
         env = chan.get_environment()
         self.lang = client_lang(env)
+        refusal = self.grant.refusal() if self.grant is not None else None
+        if refusal is not None:
+            assert self.grant is not None
+            log.info("session of %s (%s) refused: key %s, line %d allows %s", self.name,
+                     self._peer, self.grant.fingerprint, self.grant.line,
+                     "only a command" if self.grant.command else "no terminal")
+            self._say(refusal, stderr=True, fingerprint=self.grant.fingerprint)
+            return self._exit(1)
         if chan.get_terminal_type() is None:
             log.info("session of %s (%s) without a pty: refused", self.name, self._peer)
             self._say("ssh.no_pty", stderr=True)
