@@ -1102,6 +1102,9 @@ V2_KINDS: dict[str, tuple[str, ...]] = {
 }
 PERFT_DEPTH = 8                          # a perft deeper than this is refused
 PERFT_NODES = 200_000                    # and one that visits more positions fails
+PERFT_SCENARIO_NODES = 1_000_000         # the perfts of one scenario visit at most this many
+                                         # (a file of 20 maximal perfts took 22 s; a file of
+                                         # 1 MB could hold hours of them)
 
 
 def _event_pattern(path: str, place: str, entry: Any) -> tuple[str, dict]:
@@ -1405,6 +1408,7 @@ def run_scenario(sc: Scenario, explain: bool = False, lang: str = "en") -> Resul
     step_events: list[list[E.Event]] = [[]]
     log("start", phase=state.phase, pending=_pending_text(state, describe))
     stopped: Optional[int] = None
+    perft_left = [PERFT_SCENARIO_NODES]     # shared by the scenario's perfts
     for step in sc.steps:
         log("step", n=step.number, action=_action_text(step.action))
         what = f"action #{step.number} {_action_text(step.action)} ({step.place})"
@@ -1543,7 +1547,7 @@ def run_scenario(sc: Scenario, explain: bool = False, lang: str = "en") -> Resul
         elif ex.kind in V2_KINDS:
             pool = [e for evs in (step_events[1:] if ex.at is None else [step_events[at]])
                     for e in evs]
-            res.failures.extend(_check_v2(ex, st, when, pool, ex.at is None))
+            res.failures.extend(_check_v2(ex, st, when, pool, ex.at is None, perft_left))
         else:
             actual = [plain(a) for a in legal_actions(st) if type(a).__name__ == ex.name]
             problem = _legal_problem(ex.mode, ex.fields, actual)
@@ -1572,10 +1576,11 @@ def _dice_seat_problem(sc: Scenario, before: GameState, after: GameState,
     return None
 
 
-def _check_v2(ex: Expect, st: GameState, when: str, pool: list, everywhere: bool
-              ) -> list[str]:
+def _check_v2(ex: Expect, st: GameState, when: str, pool: list, everywhere: bool,
+              perft_left: Optional[list[int]] = None) -> list[str]:
     """The failures of one format-v2 expectation at state `st` (`pool`: the events it
-    may look at)."""
+    may look at; `perft_left`: the positions the scenario's perfts may still visit, one
+    number in a list that a perft counts down)."""
     head = f"expect #{ex.number} ({ex.place}), {when}"
     out: list[str] = []
     if ex.kind == "legal_count":
@@ -1602,16 +1607,31 @@ def _check_v2(ex: Expect, st: GameState, when: str, pool: list, everywhere: bool
                                            or "nothing is legal"))
             out.append("\n".join(lines))
     elif ex.kind == "perft":
+        left = perft_left if perft_left is not None else [PERFT_SCENARIO_NODES]
+        limit = min(PERFT_NODES, left[0])
+        if limit <= 0:
+            out.append(f"{head}: perft {ex.depth} not counted: the scenario's perfts have "
+                       f"visited {PERFT_SCENARIO_NODES} positions, the most one scenario may")
+            return out
+        visited = [0]
         try:
             start = st if ex.script is None else attrs.evolve(st, script=ex.script)
-            count = perft(start, ex.depth, ex.until)
+            count = perft(start, ex.depth, ex.until, limit=limit, visited=visited)
         except PerftTooBig:
-            out.append(f"{head}: perft {ex.depth} visits more than {PERFT_NODES} positions; "
-                       "give a smaller depth or an `until` event")
+            left[0] -= visited[0]
+            if limit < PERFT_NODES:
+                out.append(f"{head}: perft {ex.depth} not counted: the scenario's perfts "
+                           f"would visit more than {PERFT_SCENARIO_NODES} positions, the most "
+                           "one scenario may; give smaller depths or `until` events")
+            else:
+                out.append(f"{head}: perft {ex.depth} visits more than {PERFT_NODES} "
+                           "positions; give a smaller depth or an `until` event")
             return out
         except ChanceScriptError as exc:
+            left[0] -= visited[0]
             out.append(f"{head}: perft {ex.depth}: the scripted chance cannot happen: {exc}")
             return out
+        left[0] -= visited[0]
         if not matches(ex.value, count):
             until = f" until {ex.until}" if ex.until else ""
             out.append(f"{head}: perft {ex.depth}{until} (lines of play)\n"
@@ -1694,21 +1714,22 @@ class PerftTooBig(Exception):
     pass
 
 
-def perft(state: GameState, depth: int, until: str = "", limit: Optional[int] = None) -> int:
+def perft(state: GameState, depth: int, until: str = "", limit: Optional[int] = None,
+          visited: Optional[list[int]] = None) -> int:
     """The number of lines of play of `depth` actions from `state` (perft): every legal
     action is taken in turn. A line also ends when the game is over, when no action is
     legal, or after an action that produced an `until` event (e.g. "TurnEnded": whole
     turn sequences). Each line uses the scripted chance `state` carries, on its own;
     where a line needs more, the state's seeded generator decides (so the count is
     always the same). Raises PerftTooBig past `limit` positions; ChanceScriptError when
-    a scripted chip is not in the bag."""
-    visited = 0
+    a scripted chip is not in the bag. `visited`: a one-number list that ends up holding
+    the positions visited (also when it raises)."""
+    seen = visited if visited is not None else [0]
     limit = PERFT_NODES if limit is None else limit
 
     def count(st: GameState, d: int) -> int:
-        nonlocal visited
-        visited += 1
-        if visited > limit:
+        seen[0] += 1
+        if seen[0] > limit:
             raise PerftTooBig()
         if d == 0:
             return 1
@@ -1719,7 +1740,7 @@ def perft(state: GameState, depth: int, until: str = "", limit: Optional[int] = 
         for a in legal:
             nxt, events = apply(st, a)
             if until and any(type(e).__name__ == until for e in events):
-                visited += 1
+                seen[0] += 1
                 total += 1
             else:
                 total += count(nxt, d - 1)

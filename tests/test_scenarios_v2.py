@@ -111,6 +111,31 @@ def test_a_perft_too_big_fails_clearly(tmp_path):
     assert "perft 8 visits more than 500 positions" in out
 
 
+def test_the_perfts_of_one_scenario_share_a_budget(tmp_path, monkeypatch):
+    """A file of 20 maximal perfts took 22 s (a 1 MB file could hold hours of them): the
+    perfts of one scenario visit at most PERFT_SCENARIO_NODES positions in all; the
+    others fail at once with a message saying why."""
+    import tactical_tui.scenario as S
+    many = "perft = 3\nuntil = \"TurnEnded\"\ncount = 8\n" + \
+        "".join("\n[[expect]]\nat = 0\nperft = 3\nuntil = \"TurnEnded\"\ncount = 8\n"
+                for _ in range(5))
+    path = variant(tmp_path, "perft-turn-sequences.toml",
+                   "perft = 3\nuntil = \"TurnEnded\"\ncount = 8", many)
+    counted = []
+    real = S.perft
+    monkeypatch.setattr(S, "perft", lambda *a, **k: counted.append(1) or real(*a, **k))
+    assert run_scenario(load_scenario(path)).passed           # 6 small perfts fit
+    counted.clear()
+    # the file's perft 1 visits 5 positions, each perft 3 until TurnEnded 11: with 40 in
+    # all, three of the six fit, the fourth is cut off and the last two never run
+    monkeypatch.setattr(S, "PERFT_SCENARIO_NODES", 40)
+    out = failures(path)
+    assert out.count("perft 3 not counted: the scenario's perfts would visit more than 40 "
+                     "positions") == 1
+    assert out.count("perft 3 not counted: the scenario's perfts have visited 40 positions") == 2
+    assert len(counted) == 5
+
+
 # ------------------------------------------------------------------- event order
 
 def test_events_out_of_order_fail(tmp_path):
