@@ -291,6 +291,7 @@ def _status(app, status: str, retry_in: Optional[float]) -> None:
     else:
         return
     update_banner(app)
+    _lobby_refresh(app)                  # (its status line says it too: and r tries again)
 
 
 def _rejoin_refused(app, msg: dict) -> None:
@@ -405,7 +406,7 @@ def bye_words(code: Optional[str], lang: str) -> str:
         return t("net.bye.none", lang)
     if "net.bye." + code in TUI:
         return t("net.bye." + code, lang)
-    return t("net.bye.unknown", lang, code=clip(plain(code), 24))
+    return t("net.bye.unknown", lang, code=clip(plain(code), 12))
 
 
 class NetBanner(Static):
@@ -688,6 +689,8 @@ class LobbyScreen(MenuScreen):
             status = self.problem + "\n" + t("join.retry", self.lang)
         elif self.connecting:
             status = t("join.connecting", self.lang, address=address)
+        elif session is not None and session.client.status == "closed":
+            status = bye_words(session.client.bye, self.lang) + "\n" + t("join.retry", self.lang)
         elif self.list_problem:
             status = self.list_problem + "\n" + t("join.retry", self.lang)
         elif not tables:
