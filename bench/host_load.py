@@ -88,7 +88,8 @@ async def serve(args) -> None:
     from tactical_tui.net.server import Server, make_executor
     folder = Path(tempfile.mkdtemp(prefix="host_load."))
     server = Server(folder, ai_delay=0, executor=make_executor(args.workers, None),
-                    max_tables=args.tables)
+                    max_tables=args.tables,
+                    max_per_local=args.watchers + 16)   # the watchers all come from here
     host, port = await server.start("127.0.0.1", 0)
     applied: dict = {}
     written: dict = {}                 # (table, version) -> written to the watchers' sockets

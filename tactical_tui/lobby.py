@@ -95,16 +95,21 @@ async def _connect(app) -> None:
         lobby.connecting = True
         lobby.refresh_view()
     problem = None
+    from .net.client import Bye
     try:
         await session.start()
+    except Bye as exc:                       # turned away: the host is full, …
+        problem = t("join.hello_refused", app.lang, why=bye_words(exc.code, app.lang))
     except (OSError, asyncio.TimeoutError) as exc:
         from .text import os_error_text
         why = os_error_text(exc, app.lang) if isinstance(exc, OSError) else type(exc).__name__
         problem = t("join.no_server", app.lang, address=session.address, why=why)
     except Exception as exc:  # noqa: BLE001 - a refusal, or not our protocol at all
-        from .net.client import Refusal
+        from .net.client import ConnectionLost, Refusal
         if isinstance(exc, Refusal):
             problem = t("join.hello_refused", app.lang, why=words(exc.code, exc.params, app.lang))
+        elif isinstance(exc, ConnectionLost):    # the card data's request: no (good) answer
+            problem = words(exc.code, {}, app.lang)
         else:
             problem = t("join.not_tactical", app.lang, address=session.address)
     if problem is None:
@@ -138,11 +143,27 @@ async def _back_to_seat(app) -> bool:
 
 
 async def _refresh(app) -> None:
+    """The table list again. When the server refuses it, or sends no answer or one this
+    version cannot read, the lobby says so (`list_problem`, until a list comes); a
+    connection that dropped meanwhile is the banner's to say."""
     from .net.client import ConnectionLost, Refusal
+    session = app.session
+    session.refreshing = True
+    problem = None
     try:
-        await app.session.refresh()
-    except (ConnectionLost, Refusal):
-        pass
+        await session.refresh()
+    except Refusal as exc:
+        problem = t("join.list_refused", app.lang, why=words(exc.code, exc.params, app.lang))
+    except ConnectionLost as exc:
+        if type(exc) is ConnectionLost:
+            return
+        problem = words(exc.code, {}, app.lang)
+    finally:
+        session.refreshing = False
+    lobby = _lobby(app)
+    if lobby is not None and lobby.list_problem != problem:
+        lobby.list_problem = problem
+        lobby.refresh_view()
 
 
 def _lobby(app) -> Optional["LobbyScreen"]:
@@ -186,7 +207,7 @@ def request(app, coro) -> None:
 def _refused(app, exc) -> None:
     from .net.client import Refusal
     why = words(exc.code, exc.params, app.lang) if isinstance(exc, Refusal) else \
-        words("connection_lost", {}, app.lang)
+        words(getattr(exc, "code", "connection_lost"), {}, app.lang)
     app.notify(t("join.refused", app.lang, why=why), severity="error", timeout=8)
 
 
@@ -264,11 +285,13 @@ def _status(app, status: str, retry_in: Optional[float]) -> None:
         if state is not None and state[0] in ("reconnecting", "lost"):
             app.notify(t("join.back", app.lang), timeout=4)
         app._net_state = None
+        app._net_bye = None
     elif status == "closed" and not app.leaving and app.is_running:
         app._net_state = ("closed", getattr(app, "_net_bye", None))
     else:
         return
     update_banner(app)
+    _lobby_refresh(app)                  # (its status line says it too: and r tries again)
 
 
 def _rejoin_refused(app, msg: dict) -> None:
@@ -372,10 +395,18 @@ def banner_text(app) -> Optional[str]:
         import math
         left = math.ceil(state[1] - asyncio.get_running_loop().time())
         return t("join.lost", app.lang, n=left) if left > 0 else t("join.lost_now", app.lang)
-    code = state[1]
-    why = t("net.bye." + code, app.lang) if code and "net.bye." + code in TUI else \
-        plain(code or "—")
-    return t("join.closed", app.lang, why=why)
+    return t("join.closed", app.lang, why=bye_words(state[1], app.lang))
+
+
+def bye_words(code: Optional[str], lang: str) -> str:
+    """Why the server ended the connection: its `bye` code in `lang`; a code this
+    version does not know is said as a disconnection with the code (as data, clipped);
+    no code: the connection just ended."""
+    if not code:
+        return t("net.bye.none", lang)
+    if "net.bye." + code in TUI:
+        return t("net.bye." + code, lang)
+    return t("net.bye.unknown", lang, code=clip(plain(code), 12))
 
 
 class NetBanner(Static):
@@ -588,7 +619,8 @@ class LobbyScreen(MenuScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.problem: Optional[str] = None
+        self.problem: Optional[str] = None       # no connection: why
+        self.list_problem: Optional[str] = None  # connected, and no table list: why
         self.connecting = False
         self._timer = None
 
@@ -611,7 +643,8 @@ class LobbyScreen(MenuScreen):
 
     def _poll(self, now: bool = False) -> None:
         session = self.app.session
-        if session is not None and session.client.connected and (now or self.app.screen is self):
+        if session is not None and session.client.connected and (now or self.app.screen is self) \
+                and not getattr(session, "refreshing", False):   # (one list at a time)
             self.app.run_worker(_refresh(self.app), group="join-refresh", exclusive=True)
 
     def tables(self) -> list:
@@ -656,6 +689,10 @@ class LobbyScreen(MenuScreen):
             status = self.problem + "\n" + t("join.retry", self.lang)
         elif self.connecting:
             status = t("join.connecting", self.lang, address=address)
+        elif session is not None and session.client.status == "closed":
+            status = bye_words(session.client.bye, self.lang) + "\n" + t("join.retry", self.lang)
+        elif self.list_problem:
+            status = self.list_problem + "\n" + t("join.retry", self.lang)
         elif not tables:
             status = t("join.no_tables", self.lang)
         else:

@@ -9,14 +9,21 @@
 
 Every server message is checked (`protocol.check_server_message`: an `update`'s Update
 decoded strictly, `seats` and `tables` as SeatInfo / TableInfo); one that fails is
-dropped and counted (`bad_messages`). Messages without an `id` (`update`, `seats`,
+dropped and counted (`bad_messages`) — and if it carries the id of a request waiting for
+its answer, that request fails at once with `BadAnswer`. A request that has no answer
+within `request_timeout` seconds fails with `NoAnswer` (both are ConnectionLost, with a
+`code` the app translates: join.refused.bad_answer, join.refused.no_answer). A client
+that has sent nothing for `keepalive` seconds sends `ping`, so that a server does not
+close it as idle while its player reads the lobby. Messages without an `id` (`update`, `seats`,
 `chat`, `bye`) go to `on_message` in the order they came. When the connection drops, every request waiting for its answer fails
 with `ConnectionLost`, and the client connects again after 1, 2, 4 … (at most 30)
 seconds, says hello again and takes its seats back with their seat tokens (and watches
 again what it watched); `on_status(status, retry_in)` is told each step ("connected",
-"reconnecting" with the seconds before the next try, "closed"). A `bye` of `replaced`
-(the seat token was used by another connection), `too_many_errors` or `idle` ends it:
-trying again would only repeat that, or keep an idle terminal at the server for ever.
+"reconnecting" with the seconds before the next try, "closed"). Only a `bye` of
+`server_stopping` (the host restarts) is followed by a reconnect; any other — `replaced`
+(the seat token was used by another connection), `too_many_errors`, `idle`, a code this
+version does not know — ends it: trying again would only repeat that. (A `bye` in answer
+to the hello of a reconnect — the host is full — is tried again after the next delay.)
 
 Nothing here draws anything (no Textual): the app turns statuses into its banner."""
 
@@ -30,7 +37,9 @@ from .protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION
 
 DEFAULT_HOST = "127.0.0.1"
 BACKOFF_MAX = 30.0
-FINAL_BYES = ("replaced", "too_many_errors", "idle")   # a `bye` after which we do not come back
+RECONNECT_BYES = ("server_stopping",)   # the only `bye` after which we come back by ourselves
+REQUEST_TIMEOUT = 20.0                  # seconds a request waits for its answer
+KEEPALIVE = 60.0                        # seconds without sending anything before a `ping`
 
 
 def backoff(first: float = 1.0, most: float = BACKOFF_MAX):
@@ -77,6 +86,28 @@ class Refusal(Exception):
 class ConnectionLost(Exception):
     """The connection dropped before the request's answer came."""
 
+    code = "connection_lost"
+
+
+class NoAnswer(ConnectionLost):
+    """No answer came within the client's request_timeout."""
+
+    code = "no_answer"
+
+
+class BadAnswer(ConnectionLost):
+    """The answer came and failed this version's check (protocol.check_server_message)."""
+
+    code = "bad_answer"
+
+
+class Bye(ConnectionError):
+    """The server said `bye` (`code`) before answering the hello: it turned us away."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(f"bye {code}")
+        self.code = str(code)
+
 
 class Client:
     """One connection to a table server, kept up by reconnecting (module docstring)."""
@@ -84,12 +115,15 @@ class Client:
     def __init__(self, host: str, port: int, name: str, lang: str, *,
                  on_message: Optional[Callable[[dict], None]] = None,
                  on_status: Optional[Callable[[str, Optional[float]], None]] = None,
-                 delays: Optional[Callable[[], Any]] = None, connect_timeout: float = 10.0) -> None:
+                 delays: Optional[Callable[[], Any]] = None, connect_timeout: float = 10.0,
+                 request_timeout: Optional[float] = None, keepalive: Optional[float] = None) -> None:
         self.host, self.port, self.name, self.lang = host, port, name, lang
         self.on_message = on_message
         self.on_status = on_status
         self.delays = delays or backoff             # () -> the seconds before each try
         self.connect_timeout = connect_timeout
+        self.request_timeout = REQUEST_TIMEOUT if request_timeout is None else request_timeout
+        self.keepalive = KEEPALIVE if keepalive is None else keepalive
         self.status = "new"
         self.retry_in: Optional[float] = None
         self.hello: Optional[dict] = None          # the server's answer to hello
@@ -106,6 +140,8 @@ class Client:
         self._closing = False
         self._lock: Optional[asyncio.Lock] = None
         self._rejoining: Optional[asyncio.Task] = None
+        self._pinger: Optional[asyncio.Task] = None
+        self._last_sent = 0.0                      # (the loop's clock) the last frame written
 
     # ------------------------------------------------------------------ life
     async def start(self) -> dict:
@@ -113,15 +149,21 @@ class Client:
         refused the hello). Then keep reading, and reconnecting, in a task."""
         self._set_status("connecting")
         await self._open()
+        self.bye = None
         self._set_status("connected")
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self._run())
+        if self._pinger is None:
+            self._pinger = loop.create_task(self._keep_alive())
         return self.hello
 
     async def close(self) -> None:
         """Leave: no reconnecting, every waiting request fails, the socket is closed."""
         self._closing = True
-        if self._rejoining is not None:
-            self._rejoining.cancel()
+        for task in (self._rejoining, self._pinger):
+            if task is not None:
+                task.cancel()
+        self._pinger = None
         task, self._task = self._task, None
         if task is not None and task is not asyncio.current_task():
             task.cancel()
@@ -135,10 +177,10 @@ class Client:
     def shutdown(self) -> None:
         """`close` without waiting (the app is ending): no reconnecting, socket closed."""
         self._closing = True
-        for task in (self._rejoining, self._task):
+        for task in (self._rejoining, self._task, self._pinger):
             if task is not None:
                 task.cancel()
-        self._task = None
+        self._task = self._pinger = None
         self._drop_connection()
         self.status = "closed"
 
@@ -169,7 +211,7 @@ class Client:
                 if msg.get("id") == hello_id:
                     break
                 if msg.get("t") == "bye":
-                    raise ConnectionError(f"bye {msg.get('code')}")
+                    raise Bye(msg.get("code"))
             if msg.get("t") == "refused":
                 raise Refusal(str(msg.get("code")), msg.get("params") or {})
             self.hello = msg
@@ -197,7 +239,7 @@ class Client:
             while not self._closing:
                 await self._read_loop()
                 self._drop_connection()
-                if self._closing or self.bye in FINAL_BYES:
+                if self._closing or (self.bye is not None and self.bye not in RECONNECT_BYES):
                     break
                 if not await self._reconnect():
                     break
@@ -225,6 +267,10 @@ class Client:
             msg = check_server_message(msg)
         except ValueError:                          # (WireError is one too)
             self.bad_messages += 1
+            rid = msg.get("id")
+            fut = self._pending.pop(rid, None) if type(rid) is int else None
+            if fut is not None and not fut.done():  # its answer, unreadable: it fails now
+                fut.set_exception(BadAnswer())
             return
         kind = msg.get("t")
         if kind in ("ok", "refused") and "id" in msg:
@@ -293,8 +339,29 @@ class Client:
         writer = self._writer
         if writer is None:
             raise ConnectionLost()
+        self._last_sent = asyncio.get_running_loop().time()
         async with self._lock:
             await write_frame(writer, obj, MAX_CLIENT_FRAME)
+
+    async def _keep_alive(self) -> None:
+        """`ping` when nothing was sent for `keepalive` seconds (while connected): a
+        server closes a connection at no table that sends nothing for a while (server
+        IDLE_TIMEOUT, three times KEEPALIVE). Its answer (or refusal, or none) is not
+        looked at: it is only a sign of life."""
+        loop = asyncio.get_running_loop()
+        try:
+            while not self._closing:
+                wait = self._last_sent + self.keepalive - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    continue
+                if self.connected and self._writer is not None:
+                    fut = self.send("ping")
+                    fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+                else:
+                    self._last_sent = loop.time()     # (down: look again later)
+        except asyncio.CancelledError:
+            pass
 
     def send(self, kind: str, **fields) -> "asyncio.Future":
         """Send a request now; a future of its `ok` answer (a dict), or of Refusal /
@@ -307,6 +374,15 @@ class Client:
         rid = self._take_id()
         self._pending[rid] = fut
         msg = {"t": kind, "id": rid, **fields}
+        self._last_sent = loop.time()
+
+        def expire() -> None:
+            if self._pending.get(rid) is fut:
+                del self._pending[rid]
+            if not fut.done():
+                fut.set_exception(NoAnswer())
+        timer = loop.call_later(self.request_timeout, expire)
+        fut.add_done_callback(lambda f: timer.cancel())
 
         async def write() -> None:
             try:

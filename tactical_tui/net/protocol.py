@@ -221,7 +221,14 @@ class Cards:
     id: int
 
 
-Request = Union[Hello, ListTables, Create, Join, Watch, Submit, Undo, Chat, Leave, Cards]
+@frozen
+class Ping:
+    """Nothing but "I am here": a client at no table sends it when it has sent nothing
+    for a while (client.KEEPALIVE), so that the server does not close it as idle."""
+    id: int
+
+
+Request = Union[Hello, ListTables, Create, Join, Watch, Submit, Undo, Chat, Leave, Cards, Ping]
 
 
 class BadRequest(Exception):
@@ -345,6 +352,7 @@ _SPEC: dict[str, tuple[type, dict]] = {
     "chat": (Chat, {"table": (_TABLE, True), "text": (chat_text, True)}),
     "leave": (Leave, {"table": (_TABLE, True)}),
     "cards": (Cards, {}),
+    "ping": (Ping, {}),
 }
 REQUEST_TYPES = tuple(_SPEC)
 
@@ -421,7 +429,8 @@ class TableInfo:
 
 SEAT_KINDS = ("open", "human", "ai")
 SEAT_STATUSES = ("open", "connected", "disconnected", "ai_takeover", "ai")
-BYE_CODES = ("too_many_errors", "server_stopping", "idle", "replaced")
+BYE_CODES = ("too_many_errors", "server_stopping", "idle", "replaced", "server_full",
+             "too_many_connections")
 
 
 def ok(rid: int, **fields: Any) -> dict:
@@ -456,8 +465,20 @@ class ErrorBudget:
 
 # ------------------------------------------------------------------------- a client's side
 
+# Forward compatibility (docs/PROTOCOL.md "Versions"): the client reads the keys it
+# knows of TableInfo, SeatInfo and the plain messages (`ok`, `refused`, `seats`, `chat`,
+# `bye`, the envelope of `update`), each checked strictly, and ignores a key it does not
+# know — a newer host of the same protocol version may add one. A missing key, a value of
+# the wrong kind or an unknown value of a known key (a seat status, a level) is refused.
+# The Update inside `update` stays strict (wire.update_from_wire): it is the rules'
+# observation, and a field this version cannot show is a difference of rules.
+
+def _has(obj: Any, keys: set) -> bool:
+    return type(obj) is dict and keys <= obj.keys()
+
+
 def _seat_info(obj: Any) -> SeatInfo:
-    if type(obj) is not dict or set(obj) != {"seat", "kind", "name", "level", "status"}:
+    if not _has(obj, {"seat", "kind", "name", "level", "status"}):
         raise ValueError("a SeatInfo is seat, kind, name, level, status")
     if type(obj["seat"]) is not int or obj["kind"] not in SEAT_KINDS \
             or obj["status"] not in SEAT_STATUSES \
@@ -475,7 +496,7 @@ def seat_infos(obj: Any) -> tuple[SeatInfo, ...]:
 
 def table_info(obj: Any) -> TableInfo:
     keys = {"table", "phase", "private", "seats", "version", "over"}
-    if type(obj) is not dict or set(obj) != keys or type(obj["table"]) is not str \
+    if not _has(obj, keys) or type(obj["table"]) is not str \
             or type(obj["phase"]) is not str or type(obj["private"]) is not bool \
             or type(obj["version"]) is not int or type(obj["over"]) is not bool:
         raise ValueError("a TableInfo of the wrong shape")
@@ -483,10 +504,18 @@ def table_info(obj: Any) -> TableInfo:
                      obj["version"], obj["over"])
 
 
+def _known(obj: dict, keys: set) -> dict:
+    """`obj` with only the keys this version knows (all of them present: ValueError)."""
+    if not keys <= obj.keys():
+        raise ValueError(f"{obj.get('t')} without {sorted(keys - obj.keys())}")
+    return {k: v for k, v in obj.items() if k in keys}
+
+
 def check_server_message(obj: dict) -> dict:
     """A server message as a client may use it, checked: `update` with its Update decoded
-    (wire.update_from_wire), `seats` as SeatInfo, `ok`'s `tables` as TableInfo. Raises
-    ValueError (WireError for an update) for anything else."""
+    (wire.update_from_wire), `seats` as SeatInfo, `ok`'s `tables` as TableInfo. Keys this
+    version does not know are dropped (forward compatibility: the comment above
+    `_seat_info`). Raises ValueError (WireError for an update) for anything else."""
     t = obj.get("t")
     if t == "ok":
         if request_id(obj) is None:
@@ -497,27 +526,30 @@ def check_server_message(obj: dict) -> dict:
             return {**obj, "tables": [table_info(x) for x in obj["tables"]]}
         return obj
     if t == "refused":
-        if set(obj) != {"t", "id", "code", "params"} or type(obj["code"]) is not str \
-                or type(obj["params"]) is not dict \
+        obj = _known(obj, {"t", "id", "code", "params"})
+        if type(obj["code"]) is not str or type(obj["params"]) is not dict \
                 or not (obj["id"] is None or request_id(obj) is not None):
             raise ValueError("a refusal of the wrong shape")
         return obj
     if t == "update":
-        if set(obj) != {"t", "table", "update"} or type(obj["table"]) is not str:
+        obj = _known(obj, {"t", "table", "update"})
+        if type(obj["table"]) is not str:
             raise ValueError("an update of the wrong shape")
         return {**obj, "update": update_from_wire(obj["update"])}
     if t == "seats":
-        if set(obj) != {"t", "table", "seats"} or type(obj["table"]) is not str:
+        obj = _known(obj, {"t", "table", "seats"})
+        if type(obj["table"]) is not str:
             raise ValueError("a seats message of the wrong shape")
         return {**obj, "seats": seat_infos(obj["seats"])}
     if t == "chat":
-        if set(obj) != {"t", "table", "seat", "name", "text"} or type(obj["text"]) is not str \
-                or type(obj["name"]) is not str \
+        obj = _known(obj, {"t", "table", "seat", "name", "text"})
+        if type(obj["text"]) is not str or type(obj["name"]) is not str \
                 or not (obj["seat"] is None or type(obj["seat"]) is int):
             raise ValueError("a chat message of the wrong shape")
         return obj
     if t == "bye":
-        if set(obj) != {"t", "code"} or type(obj["code"]) is not str:
+        obj = _known(obj, {"t", "code"})
+        if type(obj["code"]) is not str:
             raise ValueError("a bye of the wrong shape")
         return obj
     raise ValueError(f"unknown server message {str(t)[:20]!r}")
@@ -527,7 +559,7 @@ __all__ = [
     "VERSION", "DEFAULT_PORT", "MAX_CLIENT_FRAME", "MAX_SERVER_FRAME", "FrameError",
     "FrameTooLarge", "FrameTruncated", "BadFrame", "encode_frame", "decode_body", "read_frame",
     "write_frame", "SeatSpec", "Hello", "ListTables", "Create", "Join", "Watch", "Submit",
-    "Undo", "Chat", "Leave", "Cards", "Request", "BadRequest", "parse_request", "request_id",
+    "Undo", "Chat", "Leave", "Cards", "Ping", "Request", "BadRequest", "parse_request", "request_id",
     "chat_text", "SeatInfo", "TableInfo", "ok", "refused", "bye", "ErrorBudget",
     "check_server_message", "seat_infos", "table_info",
 ]

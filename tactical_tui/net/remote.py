@@ -179,7 +179,8 @@ class RemoteTable:
             if isinstance(exc, Refusal):
                 out.set_result(Refused(exc.code, exc.params))
             elif exc is not None:             # ConnectionLost: nothing was applied (or we
-                out.set_result(Refused("connection_lost"))   # cannot know: the update says)
+                # cannot know: the update says); NoAnswer, BadAnswer: their own code
+                out.set_result(Refused(getattr(exc, "code", "connection_lost")))
             else:
                 version = f.result().get("version")
                 out.set_result(Applied(version if isinstance(version, int) else -1))
@@ -307,6 +308,7 @@ class Session:
         self.chat: list = []                   # chat messages (dicts), oldest first
         self.codes: dict = {}                  # table id -> join code we know (private)
         self.tokens = tokens                   # SeatTokens, or None: kept for this session only
+        self.refreshing = False                # a table list is on its way (the lobby's)
         self.on_tables: Optional[Callable[[], None]] = None
         self.on_chat: Optional[Callable[[dict], None]] = None
         self.on_status: Optional[Callable[[str, Optional[float]], None]] = None

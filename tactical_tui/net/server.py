@@ -63,9 +63,18 @@ log = logging.getLogger("tactical.host")
 
 META_FORMAT = 1
 HELLO_TIMEOUT = 30.0          # seconds a connection has to say hello
+IDLE_TIMEOUT = 180.0          # seconds a connection at no table may send nothing (client.KEEPALIVE: 60)
 MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dropped
 MAX_TABLES = 100
 MAX_CONNECTIONS = 1000
+# Connections from one peer: one address (IPv6: its /64), or this machine (loopback, or
+# the address the host listens on) counted as one peer. This machine's is larger: every
+# `tactical join` of the SSH front door connects from here (sshdoor.MAX_SESSIONS, 64, at
+# most), beside the players who run `tactical join` on the host's machine itself;
+# host_cli raises it if a door is given more sessions.
+MAX_PER_PEER = 16
+MAX_PER_LOCAL = 100
+REFUSED_LOG_EVERY = 60.0      # seconds between two log lines about refused connections
 CREATE_PER_CONNECTION = 10    # tables one connection may create
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -727,6 +736,9 @@ class Connection:
         self.closing = False
         self.sent = 0                                   # frames (the bench counts them)
         self.created = 0                                # tables this connection created
+        self.key: Optional[str] = None                  # its peer (Server.peer_key)
+        self.started = self.heard = time.monotonic()    # when it came, its last frame
+        self._watchdog: Optional[asyncio.TimerHandle] = None
 
     # ------------------------------------------------------------ output
     def send(self, obj: dict) -> None:
@@ -780,6 +792,9 @@ class Connection:
     def close(self, abort: bool = False) -> None:
         """Stop sending after what is queued (abort: at once, else within a few seconds
         even if the client reads nothing), close the socket, leave every table."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         if not self.closing:
             self.closing = True
             try:
@@ -805,16 +820,37 @@ class Connection:
             log.warning("%s: %d refusals within a minute: closing", self.peer, self.budget.limit)
             self.bye("too_many_errors")
 
+    def _watch(self) -> None:
+        """The idle watchdog (PROTOCOL.md "Idle connections"): a connection that says no
+        hello within the server's hello_timeout, or that is at no table (seated or
+        watching) and sends nothing for its idle_timeout, gets `bye idle`. A connection at
+        a table is never idle: its player may be reading, or waiting for the others."""
+        self._watchdog = None
+        if self.closing:
+            return
+        now = time.monotonic()
+        if self.name is None:
+            left = self.started + self.server.hello_timeout - now
+            why = "no hello"
+        elif self.tables:
+            left = self.server.idle_timeout
+            why = ""
+        else:
+            left = self.heard + self.server.idle_timeout - now
+            why = f"nothing for {self.server.idle_timeout:g} s at no table"
+        if left <= 0:
+            log.info("%s: %s: closing", self.peer, why)
+            self.bye("idle")
+            return
+        self._watchdog = asyncio.get_running_loop().call_later(left, self._watch)
+
     async def run(self) -> None:
+        self._watch()
         try:
             while not self.closing:
                 try:
-                    obj = await asyncio.wait_for(P.read_frame(self.reader, P.MAX_CLIENT_FRAME),
-                                                 None if self.name else HELLO_TIMEOUT)
-                except asyncio.TimeoutError:
-                    log.info("%s: no hello: closing", self.peer)
-                    self.bye("idle")
-                    break
+                    obj = await P.read_frame(self.reader, P.MAX_CLIENT_FRAME)
+                    self.heard = time.monotonic()
                 except P.FrameTooLarge as exc:
                     log.warning("%s: %s: closing", self.peer, exc)
                     self.send(P.refused(None, "frame_too_large", {"limit": P.MAX_CLIENT_FRAME}))
@@ -825,6 +861,7 @@ class Connection:
                     self.close()
                     break
                 except P.BadFrame as exc:
+                    self.heard = time.monotonic()
                     self.refuse(None, "bad_frame", {"why": exc.why})
                     continue
                 except (ConnectionError, OSError):
@@ -883,6 +920,81 @@ class Connection:
                 self.send(answer)
 
 
+# ------------------------------------------------------------------ refused connections
+
+LOCAL = "this machine"
+
+
+def peer_key(peer: Any, local: Any = None) -> str:
+    """Whom a connection counts against (Server.max_per_peer): its address; an IPv6
+    address by its /64 (one machine, or one site, usually holds a whole /64); LOCAL for
+    this machine — loopback, or the very address the host listens on (the SSH door's
+    children connect to that one when the host is bound to an address of its own)."""
+    import ipaddress
+    host = peer[0] if isinstance(peer, tuple) and peer else peer
+    here = local[0] if isinstance(local, tuple) and local else local
+    try:
+        ip = ipaddress.ip_address(str(host).split("%")[0])
+    except ValueError:
+        return str(host)                        # (a Unix socket: one peer)
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback or str(host) == str(here):
+        return LOCAL
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class RateLimited:
+    """Count events; `note()` says how many to log now — the first at once, then at most
+    one line per `every` seconds, with the number since the last one (None: not now)."""
+
+    def __init__(self, every: float, clock=time.monotonic) -> None:
+        self.every, self.clock = every, clock
+        self.count = 0
+        self.last: Optional[float] = None
+
+    def note(self) -> Optional[int]:
+        now = self.clock()
+        self.count += 1
+        if self.last is not None and now - self.last < self.every:
+            return None
+        said, self.count, self.last = self.count, 0, now
+        return said
+
+
+TURN_AWAY_WAIT = 1.0        # seconds a refused connection has to read its bye
+_turning_away = 0           # refused connections waiting for their client to read the bye
+TURN_AWAY_MAX = 64
+
+
+async def _turn_away(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, code: str) -> None:
+    """`bye code` to a connection refused at once (server_full, too_many_connections),
+    then closed. The server's half is shut first and what the client sends is read for a
+    moment: a client that wrote its hello before the bye came would otherwise get a reset
+    that may throw the bye away unread. At most TURN_AWAY_MAX wait so at a time (a flood
+    of connections gets its bye and is closed at once)."""
+    global _turning_away
+    try:
+        writer.write(P.encode_frame(P.bye(code)))
+        if _turning_away < TURN_AWAY_MAX and writer.can_write_eof():
+            _turning_away += 1
+            try:
+                writer.write_eof()
+                async with asyncio.timeout(TURN_AWAY_WAIT):
+                    while await reader.read(65536):
+                        pass
+            except (TimeoutError, ConnectionError, OSError):
+                pass
+            finally:
+                _turning_away -= 1
+    except (ConnectionError, OSError, RuntimeError):
+        pass
+    finally:
+        writer.close()
+
+
 # ------------------------------------------------------------------ the server
 
 @define
@@ -895,9 +1007,15 @@ class Server:
     ai_delay: float = 0.6
     max_tables: int = MAX_TABLES
     max_connections: int = MAX_CONNECTIONS
+    max_per_peer: int = MAX_PER_PEER          # connections from one address (its /64: IPv6)
+    max_per_local: int = MAX_PER_LOCAL        # connections from this machine (the SSH door's)
+    hello_timeout: float = HELLO_TIMEOUT
+    idle_timeout: float = IDLE_TIMEOUT        # at no table, nothing sent: bye idle
     finished_keep: float = FINISHED_KEEP      # seconds a finished table stays listed
     tables: dict = field(factory=dict)
     connections: set = field(factory=set)
+    peers: dict = field(factory=dict)         # peer key -> its connections now
+    refused_log: Any = field(factory=lambda: RateLimited(REFUSED_LOG_EVERY))
     server: Any = None
     _lock: Any = None
     _unsynced: set = field(factory=set)       # saves written since the last fsync
@@ -966,16 +1084,31 @@ class Server:
                 log.error("cannot sync the saves: %r", exc)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        key = peer_key(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
+        limit = self.max_per_local if key == LOCAL else self.max_per_peer
+        code = None
         if len(self.connections) >= self.max_connections:
-            log.warning("%d connections: one more refused", len(self.connections))
-            writer.close()
+            code = "server_full"
+        elif self.peers.get(key, 0) >= limit:
+            code = "too_many_connections"
+        if code is not None:
+            said = self.refused_log.note()
+            if said:
+                log.warning("connections refused: %d (%s; now %d connections, %d from %s)",
+                            said, code, len(self.connections), self.peers.get(key, 0), key)
+            await _turn_away(reader, writer, code)
             return
         conn = Connection(self, reader, writer)
+        conn.key = key
         self.connections.add(conn)
+        self.peers[key] = self.peers.get(key, 0) + 1
         try:
             await conn.run()
         finally:
             self.connections.discard(conn)
+            self.peers[key] -= 1
+            if not self.peers[key]:
+                del self.peers[key]
 
     async def think(self, player: Any, obs: Any) -> tuple:
         """(action, reason, the player after deciding): in the executor (the player
@@ -1107,6 +1240,8 @@ class Server:
             return P.ok(req.id, tables=[t.info().to_wire() for t in tables])
         if isinstance(req, P.Cards):
             return P.ok(req.id, toml=self.cards_text())
+        if isinstance(req, P.Ping):
+            return P.ok(req.id)
         if isinstance(req, P.Create):
             live = sum(1 for t in self.tables.values() if not t.game.over)
             if live >= self.max_tables:
@@ -1196,6 +1331,9 @@ def host_cli(args: Any, lang: str) -> int:
             if door is None:
                 await server.stop()
                 return 2
+            # every SSH session is a `tactical join` from this machine: they all fit
+            server.max_per_local = max(server.max_per_local,
+                                       getattr(door, "max_sessions", 0) + MAX_PER_PEER)
         print(t("net.host.serving", lang, address=f"{host}:{port}", folder=plain(str(folder)),
                 n=len(server.tables)), flush=True)
         stop = asyncio.Event()

@@ -1,0 +1,244 @@
+"""`tactical join` against a server that answers badly (docs/PROTOCOL.md "Versions and
+unknown fields", "Connections"): an answer this version cannot read fails its request at
+once, silence fails it after the client's request timeout (shortened here), the lobby
+says which (and shows a refused table list, as data), a `bye` of a code this version
+does not know ends the connection without a reconnect loop; a newer host's extra field
+is ignored. The stand-in server (`Fake`) is in process, on an ephemeral port."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tactical_tui.app import TacticalApp
+from tactical_tui.net import client as C
+from tactical_tui.net import protocol as P
+from tactical_tui.net.protocol import MAX_CLIENT_FRAME, read_frame, write_frame
+from tui_app import screen_text
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[31m[bold red]R[/]"
+WAIT = 30.0
+
+
+def _fingerprint() -> str:
+    from rules.cards import fingerprint
+    from tactical_tui.cardcache import default_cards
+    return fingerprint(default_cards())
+
+
+def _table(**extra) -> dict:
+    seat = {"seat": 0, "kind": "open", "name": None, "level": None, "status": "open"}
+    return {"table": "t1", "phase": "draft", "private": False, "version": 0, "over": False,
+            "seats": [dict(seat, **extra.pop("seat_extra", {}))], **extra}
+
+
+class Fake:
+    """Answers hello; `list` as `mode` says: ok, garbage (its id, tables not a list),
+    garbage_no_id, silent, refuse (a hostile code and params), bye (a hostile code, then
+    closed), newer (TableInfo and SeatInfo with a field more); any other request: ok."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.requests: list = []
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self.handle, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    def hellos(self) -> int:
+        return sum(1 for m in self.requests if m["t"] == "hello")
+
+    async def handle(self, reader, writer) -> None:
+        try:
+            while (msg := await read_frame(reader, MAX_CLIENT_FRAME)) is not None:
+                self.requests.append(msg)
+                rid, t = msg["id"], msg["t"]
+                if t == "hello":
+                    answer = {"t": "ok", "id": rid, "v": 1, "server": "tactical",
+                              "cards": _fingerprint()}
+                elif t != "list" or self.mode == "ok":
+                    answer = {"t": "ok", "id": rid, **({"tables": []} if t == "list" else {})}
+                elif self.mode == "garbage":
+                    answer = {"t": "ok", "id": rid, "tables": "nope"}
+                elif self.mode == "garbage_no_id":
+                    answer = {"t": "ok", "tables": "nope"}
+                elif self.mode == "silent":
+                    continue
+                elif self.mode == "refuse":
+                    answer = {"t": "refused", "id": rid, "code": HOSTILE,
+                              "params": {"why": HOSTILE}}
+                elif self.mode == "bye":
+                    await write_frame(writer, {"t": "bye", "code": HOSTILE})
+                    writer.close()
+                    return
+                elif self.mode == "newer":
+                    answer = {"t": "ok", "id": rid, "tables": [_table(name="Friday game",
+                                                                      seat_extra={"away": True})],
+                              "motd": "hi"}
+                await write_frame(writer, answer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            return
+
+    def close(self) -> None:
+        self.server.close()
+
+
+async def _client(mode: str, **kw):
+    fake = Fake(mode)
+    port = await fake.start()
+    client = C.Client("127.0.0.1", port, "carol", "en", delays=lambda: iter([0.01] * 1000), **kw)
+    await client.start()
+    return fake, client
+
+
+# ------------------------------------------------------------------ the client
+
+def test_an_answer_that_fails_the_check_fails_its_request_at_once():
+    async def run():
+        fake, client = await _client("garbage", request_timeout=600)
+        with pytest.raises(C.BadAnswer):
+            await asyncio.wait_for(client.request("list"), WAIT)
+        assert client.bad_messages == 1 and client.connected and not client._pending
+        await client.close()
+        fake.close()
+    asyncio.run(run())
+
+
+def test_a_request_without_an_answer_fails_after_the_timeout():
+    async def run():
+        for mode in ("silent", "garbage_no_id"):        # (no id: nothing to tie it to)
+            fake, client = await _client(mode, request_timeout=0.2)
+            with pytest.raises(C.NoAnswer):
+                await asyncio.wait_for(client.request("list"), WAIT)
+            assert client.connected and not client._pending
+            assert (await client.request("ping"))["t"] == "ok"     # the connection goes on
+            await client.close()
+            fake.close()
+    asyncio.run(run())
+
+
+def test_a_newer_hosts_extra_fields_are_ignored():
+    async def run():
+        fake, client = await _client("newer")
+        answer = await asyncio.wait_for(client.request("list"), WAIT)
+        info = answer["tables"][0]
+        assert info.table == "t1" and info.seats[0].status == "open"
+        assert client.bad_messages == 0
+        await client.close()
+        fake.close()
+    asyncio.run(run())
+    seat = {"seat": 0, "kind": "open", "name": None, "level": None, "status": "open"}
+    assert P.check_server_message({"t": "seats", "table": "t", "seats": [seat], "x": 1}) \
+        == {"t": "seats", "table": "t", "seats": (P.SeatInfo(0, "open"),)}
+    assert P.check_server_message({"t": "bye", "code": "idle", "why": "x"}) == {"t": "bye", "code": "idle"}
+    for bad in ({**seat, "status": "away"}, {k: v for k, v in seat.items() if k != "status"},
+                {**seat, "seat": "0"}):
+        with pytest.raises(ValueError):
+            P.check_server_message({"t": "seats", "table": "t", "seats": [bad]})
+    with pytest.raises(ValueError):
+        P.table_info({k: v for k, v in _table().items() if k != "over"})
+
+
+def test_a_bye_of_an_unknown_code_ends_the_connection_without_reconnecting():
+    async def run():
+        fake, client = await _client("bye")
+        statuses = []
+        client.on_status = lambda s, r: statuses.append(s)
+        with pytest.raises(C.ConnectionLost):
+            await asyncio.wait_for(client.request("list"), WAIT)
+        for _ in range(300):
+            if client.status == "closed":
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)                       # (time for 20 reconnects at 0.01 s)
+        assert client.status == "closed" and client.bye == HOSTILE
+        assert fake.hellos() == 1 and "reconnecting" not in statuses
+        fake.close()
+    asyncio.run(run())
+
+
+def test_the_client_pings_when_it_has_sent_nothing_for_a_while():
+    async def run():
+        fake, client = await _client("ok", keepalive=0.05)
+        for _ in range(300):
+            if sum(1 for m in fake.requests if m["t"] == "ping") >= 2:
+                break
+            await asyncio.sleep(0.01)
+        assert sum(1 for m in fake.requests if m["t"] == "ping") >= 2
+        await client.close()
+        fake.close()
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ the lobby
+
+async def _lobby_says(mode: str, lang: str, monkeypatch, *wanted: str) -> str:
+    monkeypatch.setattr(C, "REQUEST_TIMEOUT", 0.3)
+    fake = Fake(mode)
+    port = await fake.start()
+    app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "carol"))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(1500):
+                text = screen_text(app)
+                if all(w in text for w in wanted):
+                    break
+                await pilot.pause(0.01)
+            text = screen_text(app)
+            assert all(w in text for w in wanted), text
+            return text
+    finally:
+        fake.close()
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("en", ("The server sent something this version cannot read", "r: try again")),
+    ("ja", ("サーバーから、この版では読めない応答が届きました", "r: 再試行"))])
+def test_the_lobby_says_the_server_sent_what_it_cannot_read(monkeypatch, lang, words):
+    async def run():
+        text = await _lobby_says("garbage", lang, monkeypatch, *words)
+        assert "Connecting" not in text and "接続しています" not in text
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, words", [("en", ("No answer from the server", "r: try again")),
+                                         ("ja", ("サーバーから応答がありません", "r: 再試行"))])
+def test_the_lobby_says_when_the_server_does_not_answer(monkeypatch, lang, words):
+    async def run():
+        text = await _lobby_says("silent", lang, monkeypatch, *words)
+        assert "Connecting" not in text and "接続しています" not in text
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, words", [("en", "The server refused the table list"),
+                                         ("ja", "サーバーがテーブルの一覧を断りました")])
+def test_the_lobby_shows_a_refused_table_list_as_data(monkeypatch, lang, words):
+    async def run():
+        text = await _lobby_says("refuse", lang, monkeypatch, words, "\\x1b]0;pwned")
+        assert "[bold red]R[/]" in text                  # shown as written, not markup
+        assert "No tables yet" not in text and "テーブルはまだありません" not in text
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Disconnected by the server (\\x1b]0;pwn"),
+                                         ("ja", "サーバーに切断されました（\\x1b]0;pwn")])
+def test_an_unknown_bye_is_a_disconnection_with_its_code_and_no_reconnect_loop(monkeypatch, lang, words):
+    async def run():
+        monkeypatch.setattr(C, "backoff", lambda first=1.0, most=30.0: iter([0.01] * 1000))
+        fake = Fake("bye")
+        port = await fake.start()
+        app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "carol"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(1500):
+                if words in screen_text(app):
+                    break
+                await pilot.pause(0.01)
+            assert words in screen_text(app)
+            await pilot.pause(0.3)
+            text = screen_text(app)
+            assert fake.hellos() == 1 and "Reconnected" not in text and "再接続しました" not in text
+            assert words in text and ("r: try again" in text or "r: 再試行" in text)
+            assert "No tables yet" not in text and "テーブルはまだありません" not in text
+        fake.close()
+    asyncio.run(run())
