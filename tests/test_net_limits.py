@@ -163,6 +163,39 @@ def test_idle_connections_at_no_table_get_bye_idle_and_players_stay(tmp_path):
     asyncio.run(run())
 
 
+def test_a_silent_connection_at_a_table_is_closed_and_its_seat_disconnected(tmp_path):
+    """A seated connection that sends nothing for seated_idle_timeout is gone (its client
+    would ping every keepalive seconds): a half-open socket kept its seat `connected` for
+    ever. It gets `bye idle`, its seat is `disconnected`; a seated `tactical join` client,
+    which pings, stays."""
+    async def run():
+        async with running(tmp_path, idle_timeout=0.2, seated_idle_timeout=0.6) as (server, port):
+            gone = await Raw(port).connect()
+            await gone.hello("Ann")
+            tid = (await gone.ask("create", seats=[{"kind": "open"}, {"kind": "open"},
+                                                   {"kind": "ai", "level": "easy"}]))["table"]
+            assert (await gone.ask("join", table=tid, seat=0))["t"] == "ok"
+            bob = C.Client("127.0.0.1", port, "bob", "en", keepalive=0.1)
+            await bob.start()
+            assert (await bob.send("join", table=tid, seat=1))["t"] == "ok"
+            frames = await _closed_with(gone)
+            assert frames[-1] == {"t": "bye", "code": "idle"}
+
+            async def statuses():
+                tables = (await bob.send("list"))["tables"]
+                return {s.seat: s.status for s in tables[0].seats}
+            for _ in range(300):
+                if (await statuses())[0] != "connected":
+                    break
+                await asyncio.sleep(0.01)
+            seats = await statuses()
+            assert seats[0] in ("disconnected", "ai_takeover") and seats[1] == "connected"
+            await asyncio.sleep(1.0)                 # bob's pings keep him seated
+            assert bob.connected and bob.bye is None
+            await bob.close()
+    asyncio.run(run())
+
+
 def test_a_ping_is_answered_ok(tmp_path):
     async def run():
         async with running(tmp_path) as (server, port):

@@ -64,6 +64,9 @@ log = logging.getLogger("tactical.host")
 META_FORMAT = 1
 HELLO_TIMEOUT = 30.0          # seconds a connection has to say hello
 IDLE_TIMEOUT = 180.0          # seconds a connection at no table may send nothing (client.KEEPALIVE: 60)
+SEATED_IDLE_TIMEOUT = 600.0   # ... and one at a table: its client pings every 60 s whatever
+                              # the screen, so ten minutes of silence is a dead connection
+                              # (a half-open socket: a machine gone, a network cut)
 MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dropped
 MAX_TABLES = 100
 MAX_CONNECTIONS = 1000
@@ -823,8 +826,11 @@ class Connection:
     def _watch(self) -> None:
         """The idle watchdog (PROTOCOL.md "Idle connections"): a connection that says no
         hello within the server's hello_timeout, or that is at no table (seated or
-        watching) and sends nothing for its idle_timeout, gets `bye idle`. A connection at
-        a table is never idle: its player may be reading, or waiting for the others."""
+        watching) and sends nothing for its idle_timeout, gets `bye idle`. At a table its
+        player may be reading or waiting for the others, but its client still pings: one
+        that sends nothing for seated_idle_timeout is gone (a half-open socket kept its
+        seat 'connected' for ever, and the table waited for it) and is closed, so that
+        its seat is disconnected and, after the table's grace, played by the AI."""
         self._watchdog = None
         if self.closing:
             return
@@ -833,8 +839,8 @@ class Connection:
             left = self.started + self.server.hello_timeout - now
             why = "no hello"
         elif self.tables:
-            left = self.server.idle_timeout
-            why = ""
+            left = self.heard + self.server.seated_idle_timeout - now
+            why = f"nothing for {self.server.seated_idle_timeout:g} s at a table"
         else:
             left = self.heard + self.server.idle_timeout - now
             why = f"nothing for {self.server.idle_timeout:g} s at no table"
@@ -842,7 +848,10 @@ class Connection:
             log.info("%s: %s: closing", self.peer, why)
             self.bye("idle")
             return
-        self._watchdog = asyncio.get_running_loop().call_later(left, self._watch)
+        # looked at again at least every idle_timeout: a connection that leaves its
+        # tables is then held to the shorter time
+        self._watchdog = asyncio.get_running_loop().call_later(
+            min(left, self.server.idle_timeout), self._watch)
 
     async def run(self) -> None:
         self._watch()
@@ -1011,6 +1020,7 @@ class Server:
     max_per_local: int = MAX_PER_LOCAL        # connections from this machine (the SSH door's)
     hello_timeout: float = HELLO_TIMEOUT
     idle_timeout: float = IDLE_TIMEOUT        # at no table, nothing sent: bye idle
+    seated_idle_timeout: float = SEATED_IDLE_TIMEOUT   # at a table, nothing sent: gone
     finished_keep: float = FINISHED_KEEP      # seconds a finished table stays listed
     tables: dict = field(factory=dict)
     connections: set = field(factory=set)
