@@ -417,6 +417,8 @@ TUI: dict[str, dict[str, str]] = {
                                "en": "No answer from the server"},
     "join.refused.bad_answer": {"ja": "サーバーから、この版では読めない応答が届きました",
                                 "en": "The server sent something this version cannot read"},
+    "join.unreadable": {"ja": "サーバーから、この版では読めないメッセージが届き、捨てました。画面が最新でないかもしれません（TACTICALを更新するか、テーブルに入り直してください）",
+                        "en": "The server sent a message this version cannot read; it was dropped, so the screen may be out of date (update TACTICAL, or leave the table and join again)"},
     "join.list_refused": {"ja": "サーバーがテーブルの一覧を断りました: {why}",
                           "en": "The server refused the table list: {why}"},
     "join.lost": {"ja": "接続が切れました — {n}秒後に再接続します…",

@@ -76,6 +76,7 @@ def open_lobby(app, host: str, port: int, name: str) -> None:
     session.on_chat = lambda msg: _chat(app, msg)
     session.on_bye = lambda code: _bye(app, code)
     session.on_problem = lambda msg: _rejoin_refused(app, msg)
+    session.on_unreadable = lambda table: _unreadable(app)
     session.on_tables = lambda: _lobby_refresh(app)
     session.on_seats = lambda remote, before, after: _seats_changed(app, remote, before, after)
     app.push_screen(localized(LobbyScreen, app.lang)())
@@ -292,6 +293,22 @@ def _status(app, status: str, retry_in: Optional[float]) -> None:
         return
     update_banner(app)
     _lobby_refresh(app)                  # (its status line says it too: and r tries again)
+
+
+UNREADABLE_EVERY = 30.0      # seconds: a server that sends many unreadable messages is said once
+
+
+def _unreadable(app) -> None:
+    """A message from the server this version could not read was dropped (an update of
+    the table on screen, perhaps): said, at most once every UNREADABLE_EVERY seconds,
+    instead of a screen that silently stops following the game."""
+    import time
+    now = time.monotonic()
+    last = getattr(app, "_unreadable_said", None)
+    if last is not None and now - last < UNREADABLE_EVERY:
+        return
+    app._unreadable_said = now
+    app.notify(t("join.unreadable", app.lang), severity="warning", timeout=10)
 
 
 def _rejoin_refused(app, msg: dict) -> None:

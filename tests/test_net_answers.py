@@ -72,6 +72,9 @@ class Fake:
                     await write_frame(writer, {"t": "bye", "code": HOSTILE})
                     writer.close()
                     return
+                elif self.mode == "stray":          # the list, then an update no one can read
+                    await write_frame(writer, {"t": "ok", "id": rid, "tables": []})
+                    answer = {"t": "update", "table": "t1", "update": "junk"}
                 elif self.mode == "newer":
                     answer = {"t": "ok", "id": rid, "tables": [_table(name="Friday game",
                                                                       seat_extra={"away": True})],
@@ -155,6 +158,46 @@ def test_a_bye_of_an_unknown_code_ends_the_connection_without_reconnecting():
         assert client.status == "closed" and client.bye == HOSTILE
         assert fake.hellos() == 1 and "reconnecting" not in statuses
         fake.close()
+    asyncio.run(run())
+
+
+def test_an_unreadable_message_that_answers_nothing_is_said_not_silently_dropped():
+    """An update that failed the check was dropped in silence: the game screen simply
+    stopped following the table. It is passed on as `unreadable` (with its table)."""
+    async def run():
+        fake, client = await _client("stray")
+        seen = []
+        client.on_message = seen.append
+        assert (await asyncio.wait_for(client.request("list"), WAIT))["tables"] == []
+        for _ in range(300):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        assert seen == [{"t": "unreadable", "table": "t1"}] and client.bad_messages == 1
+        await client.close()
+        fake.close()
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("en", "cannot read; it was dropped, so the screen may be out of date"),
+    ("ja", "画面が最新でないかもしれません")])
+def test_the_app_says_an_unreadable_message_was_dropped(monkeypatch, lang, words):
+    async def run():
+        fake = Fake("stray")
+        port = await fake.start()
+        app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False,
+                          join=("127.0.0.1", port, "carol"))
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                for _ in range(1500):
+                    if any(words in n.message for n in app._notifications):
+                        break
+                    await pilot.pause(0.01)
+                said = [n.message for n in app._notifications if words in n.message]
+                assert len(said) == 1
+        finally:
+            fake.close()
     asyncio.run(run())
 
 

@@ -10,7 +10,8 @@
 Every server message is checked (`protocol.check_server_message`: an `update`'s Update
 decoded strictly, `seats` and `tables` as SeatInfo / TableInfo); one that fails is
 dropped and counted (`bad_messages`) — and if it carries the id of a request waiting for
-its answer, that request fails at once with `BadAnswer`. A request that has no answer
+its answer, that request fails at once with `BadAnswer`; else `on_message` gets
+`{"t": "unreadable", "table": …}`, so that the app can say a screen may be behind. A request that has no answer
 within `request_timeout` seconds fails with `NoAnswer` (both are ConnectionLost, with a
 `code` the app translates: join.refused.bad_answer, join.refused.no_answer). A client
 that has sent nothing for `keepalive` seconds sends `ping`, so that a server does not
@@ -271,6 +272,10 @@ class Client:
             fut = self._pending.pop(rid, None) if type(rid) is int else None
             if fut is not None and not fut.done():  # its answer, unreadable: it fails now
                 fut.set_exception(BadAnswer())
+            elif self.on_message is not None:      # an update or notice lost: said, so
+                table = msg.get("table")            # that a stale screen does not mislead
+                self.on_message({"t": "unreadable",
+                                 "table": table if type(table) is str else None})
             return
         kind = msg.get("t")
         if kind in ("ok", "refused") and "id" in msg:

@@ -293,7 +293,8 @@ class Session:
     plain callables, called on the event loop: `on_tables()` (the lobby list changed),
     `on_chat(msg)`, `on_status(status, retry_in)`, `on_bye(code)`, `on_problem(msg)`,
     `on_seats(remote, before, after)` (a seat's player or status changed at a table we
-    are at)."""
+    are at), `on_unreadable(table)` (a message that failed the check and answered no
+    request was dropped — an update of that table, perhaps: the screen may be behind)."""
 
     def __init__(self, host: str, port: int, name: str, lang: str, cards=None,
                  delays=None, tokens: Optional[SeatTokens] = None) -> None:
@@ -315,6 +316,7 @@ class Session:
         self.on_bye: Optional[Callable[[str], None]] = None
         self.on_problem: Optional[Callable[[dict], None]] = None
         self.on_seats: Optional[Callable[[RemoteTable, list, list], None]] = None
+        self.on_unreadable: Optional[Callable[[Optional[str]], None]] = None
 
     CHAT_KEEP = 200
 
@@ -432,6 +434,9 @@ class Session:
             self.unseated(table)
             if self.on_problem is not None:
                 self.on_problem(msg)
+        elif kind == "unreadable":
+            if self.on_unreadable is not None:
+                self.on_unreadable(table)
 
     def _status(self, status: str, retry_in: Optional[float]) -> None:
         if self.on_status is not None:
