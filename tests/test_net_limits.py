@@ -6,30 +6,18 @@ peer: this machine), every timeout shortened — no test waits for real minutes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from pathlib import Path
 
 import pytest
 
 from tactical_tui.net import client as C
 from tactical_tui.net import protocol as P
 from tactical_tui.net import server as S
-from tactical_tui.net.server import LOCAL, RateLimited, Server, peer_key
+from tactical_tui.net.server import LOCAL, RateLimited, peer_key
 
-from test_net_server import Raw
+from test_net_server import Raw, running
 
 WAIT = 30.0
-
-
-@contextlib.asynccontextmanager
-async def running(folder: Path, **kw):
-    server = Server(folder, ai_delay=0, **kw)
-    _, port = await server.start("127.0.0.1", 0)
-    try:
-        yield server, port
-    finally:
-        await server.stop()
 
 
 async def _closed_with(c: Raw) -> list:
