@@ -883,6 +883,12 @@ class TacticalApp(App):
         self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)),
                          lambda yes: self.exit() if yes else self.call_later(self._sync))
 
+    quitting = False    # set by `exit`: the app is closing, keys are no longer taken
+
+    def exit(self, *args, **kwargs) -> None:
+        self.quitting = True
+        super().exit(*args, **kwargs)
+
     async def on_event(self, event) -> None:
         """A key from the terminal: an `alt+X` that was Escape and X read together
         (`escape_and_key`) is handled as those two keys, one after the other, exactly as
@@ -894,6 +900,11 @@ class TacticalApp(App):
         play, a menu) closes and passes X on only by its rules (a question screen's key
         to the question shown now, a cursor key to a menu), else X is dropped: nothing is
         replayed into a screen the player has not seen."""
+        from textual import events as _events
+        if self.quitting and isinstance(event, _events.Key):
+            # typed after the player chose to quit (`Ctrl+C y r c` in the lobby opened
+            # the create form while the app was closing: a traceback on the terminal)
+            return
         split = escape_and_key(event)
         if split is None:
             await super().on_event(event)

@@ -285,3 +285,34 @@ def test_an_unknown_bye_is_a_disconnection_with_its_code_and_no_reconnect_loop(m
             assert "No tables yet" not in text and "テーブルはまだありません" not in text
         fake.close()
     asyncio.run(run())
+
+
+def test_keys_typed_after_quitting_are_not_taken():
+    """`Ctrl+C y r c Enter` in one burst in the lobby: the `c` opened the create form while
+    the app was closing, and its mount crashed (NoMatches) — a traceback on the player's
+    terminal after the game. Once the player has chosen to quit, no key is taken."""
+    from textual import events
+
+    async def run():
+        fake = Fake("ok")
+        port = await fake.start()
+        app = TacticalApp(lang="en", ai_delay=0.0, autosave=False,
+                          join=("127.0.0.1", port, "carol"))
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                for _ in range(1500):
+                    if "No tables yet" in screen_text(app):
+                        break
+                    await pilot.pause(0.01)
+                await pilot.press("ctrl+c")
+                await pilot.pause(0.1)
+                pushed = []
+                app.push_screen = lambda *a, **k: pushed.append(a)
+                for key in ("y", "r", "c", "enter"):          # one read: queued together
+                    app.post_message(events.Key(key, key if len(key) == 1 else None))
+                await pilot.pause(0.3)
+                assert app.quitting and not pushed
+        finally:
+            fake.close()
+        assert app.return_code == 0
+    asyncio.run(run())
