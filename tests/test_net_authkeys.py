@@ -5,6 +5,7 @@ door that only runs the game in a pty. The logins themselves: tests/test_net_ssh
 from __future__ import annotations
 
 import calendar
+import os
 import time
 
 import asyncssh
@@ -108,3 +109,68 @@ def test_a_file_without_a_key_is_an_error_and_lines_without_one_are_skipped():
         AuthorizedKeys("# nothing\n\nssh-ed25519 not-base64!!\n")
     keys = AuthorizedKeys(f'garbage line\ncommand="unterminated {PUB}\n  {PUB}  \n')
     assert [line.number for line in keys.lines] == [3]
+
+
+def test_lines_end_at_newline_only_as_sshd_reads_them():
+    """str.splitlines broke lines at \\r, \\x0b, \\x1c, \\u2028…: a commented-out key came
+    back, a from= or restrict was cut off from its key."""
+    for sep in ("\x1c", "\u2028", "\x0b", "\r"):
+        with pytest.raises(ValueError):                          # a comment, whole
+            AuthorizedKeys(f"#disabled{sep}{PUB}\n")
+    keys = AuthorizedKeys(f'from="10.0.0.0/8"\r{PUB}\n{PUB} other\n')
+    grant = keys.admit(PUBLIC, "203.0.113.5")
+    assert grant is not None and grant.line == 2                 # line 1 lets nobody in
+    with pytest.raises(ValueError):                              # not a blank: no key
+        AuthorizedKeys(f"restrict\x0b{PUB}\n")
+    crlf = AuthorizedKeys(f"# keys\r\n{PUB} alice\r\n").admit(PUBLIC, HERE)   # a CRLF file
+    assert crlf is not None and crlf.pty and crlf.line == 2
+
+
+def test_expiry_digits_are_ascii_only():
+    assert grant('expiry-time="٢٠٩٩٠١٠١"') is None                # Arabic-Indic digits, 2099
+    assert grant('expiry-time="20990101"') is not None
+
+
+def test_the_file_is_read_bounded_and_never_from_a_pipe(tmp_path):
+    import os
+    import threading
+
+    from rules.files import FileProblem
+    fifo = tmp_path / "ak"
+    os.mkfifo(fifo)
+    done = []
+    worker = threading.Thread(target=lambda: done.append(
+        pytest.raises(FileProblem, AuthorizedKeys.read, fifo)), daemon=True)
+    worker.start()
+    worker.join(5)
+    assert done, "reading a named pipe blocked"
+    big = tmp_path / "big"
+    big.write_bytes(b"#" * (AuthorizedKeys.MAX_BYTES + 1))
+    with pytest.raises(FileProblem):
+        AuthorizedKeys.read(big)
+
+
+def test_emptying_or_removing_the_file_takes_every_key_back(tmp_path):
+    """The door kept the last keys read when the file was emptied, held only comments or
+    was removed: taking keys back did not work. Now nobody is let in until it is fixed."""
+    from tactical_tui.net.sshdoor import DoorError, SSHDoor
+    ak = tmp_path / "ak"
+    ak.write_text(PUB + "\n", encoding="utf-8")
+    door = SSHDoor(command_for=lambda *a: None, authorized_keys=ak, open_door=False,
+                   host_key=KEY, idle=0, kill_after=1, max_sessions=4)
+    assert door.authorized().admit(PUBLIC, HERE) is not None
+    def replace(text):
+        ak.unlink()
+        ak.write_text(text, encoding="utf-8")
+
+    for take_back in (lambda: replace(""), lambda: replace("# all revoked\n"), ak.unlink,
+                      lambda: (ak.unlink(), os.mkfifo(ak))):
+        if os.path.lexists(ak):
+            ak.unlink()
+        ak.write_text(PUB + "\n", encoding="utf-8")
+        assert door.authorized().admit(PUBLIC, HERE) is not None
+        take_back()
+        with pytest.raises(DoorError):
+            door.authorized()
+        with pytest.raises(DoorError):                           # and stays so
+            door.authorized()

@@ -60,7 +60,7 @@ _FLAGS = {"restrict": False, "cert-authority": False, "port-forwarding": True,
 # sshd's options with a value (always in double quotes)
 _VALUED = frozenset({"command", "principals", "from", "expiry-time", "environment",
                      "permitopen", "permitlisten", "tunnel"})
-_EXPIRY = re.compile(r"(\d{8}|\d{12}|\d{14})(z|utc)?", re.IGNORECASE)
+_EXPIRY = re.compile(r"([0-9]{8}|[0-9]{12}|[0-9]{14})(z|utc)?", re.IGNORECASE)   # ASCII digits only
 _NAME_END = re.compile(r"[=, \t]")
 
 
@@ -247,8 +247,11 @@ class AuthorizedKeys:
     def __init__(self, text: str, name: str = "authorized_keys") -> None:
         self.name = name
         self.lines: list[_Line] = []
-        for number, raw in enumerate(text.splitlines(), 1):
-            line = raw.strip()
+        # lines end at "\n" only, as sshd reads them (str.splitlines also breaks at "\r",
+        # "\x0b", "\x1c", "\u2028"…: `#off\x1c<key>` became a key, `from="…"\r<key>` a key
+        # without its from=); a CRLF file's "\r" is taken off the end
+        for number, raw in enumerate(text.split("\n"), 1):
+            line = raw.removesuffix("\r").strip(" \t")
             if not line or line.startswith("#"):
                 continue
             try:
@@ -265,11 +268,16 @@ class AuthorizedKeys:
         if not self.lines:
             raise ValueError("no public key in the file")
 
+    MAX_BYTES = 1024 * 1024     # far more than any real file: ~10,000 keys
+
     @classmethod
     def read(cls, path: Path) -> "AuthorizedKeys":
-        """The file at `path` (OSError when it cannot be read, ValueError when it holds
-        no key)."""
-        return cls(path.read_bytes().decode("utf-8", errors="replace"), str(path))
+        """The regular file at `path`, at most MAX_BYTES (rules.files.FileProblem when it
+        is not a regular file, too large or unreadable — a named pipe in its place froze
+        the host's event loop; ValueError when it holds no key)."""
+        from rules.files import read_bounded
+        return cls(read_bounded(path, cls.MAX_BYTES).decode("utf-8", errors="replace"),
+                   str(path))
 
     def admit(self, key: asyncssh.SSHKey, addr: str,
               now: Optional[float] = None) -> Optional[Grant]:

@@ -275,22 +275,22 @@ class SSHDoor:
     def authorized(self) -> AuthorizedKeys:
         """The authorized keys, read again when the file has changed (keys added while
         the host runs count at the next login), with what the options of each line allow
-        (authkeys.py). A file that has become unreadable keeps the last keys read, and
-        says so in the log."""
+        (authkeys.py). A file that is gone, empty of keys, unreadable or not a regular
+        file lets nobody in (DoorError) until it is fixed, as with sshd: emptying or
+        removing it is how keys are taken back (the last keys read used to go on counting)."""
+        from rules.files import FileProblem
         assert self.authorized_keys is not None
         try:
             st = self.authorized_keys.stat()
             stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-            if stamp != self._keys_stamp:
+            if stamp != self._keys_stamp or self._keys is None:
+                self._keys = None
                 self._keys = AuthorizedKeys.read(self.authorized_keys)
                 self._keys_stamp = stamp
-        except (OSError, ValueError, asyncssh.KeyImportError) as exc:
-            if self._keys is None:
-                raise DoorError("ssh.err.keys", path=self.authorized_keys,
-                                error=_reason(exc)) from exc
-            log.warning("%s: %s (the keys read before still count)",
-                        self.authorized_keys, _reason(exc))
-        assert self._keys is not None
+        except (OSError, ValueError, FileProblem, asyncssh.KeyImportError) as exc:
+            self._keys, self._keys_stamp = None, None
+            raise DoorError("ssh.err.keys", path=self.authorized_keys,
+                            error=_reason(exc)) from exc
         return self._keys
 
     def spawn(self, coro) -> asyncio.Task:
@@ -374,7 +374,7 @@ class _Server(asyncssh.SSHServer):
         try:
             self._keys = self._door.authorized()
         except DoorError as exc:
-            log.error("%s", exc.text("en"))
+            log.error("%s: nobody is let in until it is fixed", exc.text("en"))
             self._keys = None
         return True
 
