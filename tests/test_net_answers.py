@@ -54,6 +54,12 @@ class Fake:
             while (msg := await read_frame(reader, MAX_CLIENT_FRAME)) is not None:
                 self.requests.append(msg)
                 rid, t = msg["id"], msg["t"]
+                if t == "hello" and self.mode == "slowhello":   # chatter, never an answer
+                    for _ in range(200):
+                        await write_frame(writer, {"t": "chat", "table": None, "seat": None,
+                                                   "name": "x", "text": "hi"})
+                        await asyncio.sleep(0.05)
+                    continue
                 if t == "hello":
                     answer = {"t": "ok", "id": rid, "v": 1, "server": "tactical",
                               "cards": _fingerprint()}
@@ -72,6 +78,10 @@ class Fake:
                     await write_frame(writer, {"t": "bye", "code": HOSTILE})
                     writer.close()
                     return
+                elif self.mode == "badframe":       # a whole frame that is not JSON, then the list
+                    body = b"{not json"
+                    writer.write(len(body).to_bytes(4, "big") + body)
+                    answer = {"t": "ok", "id": rid, "tables": []}
                 elif self.mode == "stray":          # the list, then an update no one can read
                     await write_frame(writer, {"t": "ok", "id": rid, "tables": []})
                     answer = {"t": "update", "table": "t1", "update": "junk"}
@@ -198,6 +208,38 @@ def test_the_app_says_an_unreadable_message_was_dropped(monkeypatch, lang, words
                 assert len(said) == 1
         finally:
             fake.close()
+    asyncio.run(run())
+
+
+def test_a_frame_that_is_not_json_is_dropped_not_a_reconnect():
+    """A whole frame that is not a JSON object (bad JSON, too deep, a huge number) was
+    taken for a broken socket: the client reconnected about once a second for ever."""
+    async def run():
+        fake, client = await _client("badframe")
+        seen = []
+        client.on_message = seen.append
+        assert (await asyncio.wait_for(client.request("list"), WAIT))["tables"] == []
+        await asyncio.sleep(0.2)
+        assert fake.hellos() == 1 and client.connected and client.bad_messages == 1
+        assert seen == [{"t": "unreadable", "table": None}]
+        await client.close()
+        fake.close()
+    asyncio.run(run())
+
+
+def test_the_hello_has_one_deadline_whatever_else_the_server_sends():
+    """A server that sent a frame every few seconds and never answered the hello kept
+    the lobby on "Connecting…" for ever (the timeout was per frame)."""
+    async def run():
+        fake = Fake("slowhello")
+        port = await fake.start()
+        client = C.Client("127.0.0.1", port, "carol", "en", connect_timeout=0.3)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(client.start(), WAIT)
+        assert loop.time() - t0 < 2.0
+        fake.close()
     asyncio.run(run())
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Optional
 
-from .protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION,
+from .protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION, BadFrame,
                        check_server_message, read_frame, write_frame)
 
 DEFAULT_HOST = "127.0.0.1"
@@ -204,15 +204,17 @@ class Client:
             hello_id = self._take_id()
             await self._write({"t": "hello", "id": hello_id, "v": VERSION,
                                "name": self.name, "lang": self.lang})
-            while True:                                    # the answer to hello comes first
-                msg = await asyncio.wait_for(read_frame(reader, MAX_SERVER_FRAME),
-                                             self.connect_timeout)
-                if msg is None:
-                    raise ConnectionError("closed during hello")
-                if msg.get("id") == hello_id:
-                    break
-                if msg.get("t") == "bye":
-                    raise Bye(msg.get("code"))
+            # one deadline for the whole hello: a server that sent other frames every few
+            # seconds and never answered kept the lobby on "Connecting…" for ever
+            async with asyncio.timeout(self.connect_timeout):
+                while True:                                # the answer to hello comes first
+                    msg = await read_frame(reader, MAX_SERVER_FRAME)
+                    if msg is None:
+                        raise ConnectionError("closed during hello")
+                    if msg.get("id") == hello_id:
+                        break
+                    if msg.get("t") == "bye":
+                        raise Bye(msg.get("code"))
             if msg.get("t") == "refused":
                 raise Refusal(str(msg.get("code")), msg.get("params") or {})
             self.hello = msg
@@ -257,6 +259,12 @@ class Client:
                 msg = await read_frame(reader, MAX_SERVER_FRAME)
             except asyncio.CancelledError:
                 raise
+            except BadFrame:
+                # a whole frame, read, that is not a JSON object (not JSON, too deep, a
+                # huge number): dropped and said like any unreadable message — taken for
+                # a broken socket, it reconnected about once a second for ever
+                self._dispatch({"t": None})
+                continue
             except Exception:  # noqa: BLE001 - a broken frame or socket: reconnect
                 return
             if msg is None:                               # the server closed it
