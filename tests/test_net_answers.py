@@ -358,3 +358,26 @@ def test_keys_typed_after_quitting_are_not_taken():
             fake.close()
         assert app.return_code == 0
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("answer", [
+    {"table": ["a"], "seat": 0, "token": "t"},           # a TypeError in the lobby: a traceback
+    {"table": "t1", "seat": "zero", "token": "t"},
+    {"table": "t1", "seat": 10 ** 18, "token": "t"},
+    {"table": "t1", "seat": True, "token": "t"},
+    {"table": "t1", "seat": 0, "token": 5},
+    {"table": "t1", "code": 7},
+])
+def test_an_ok_answer_of_the_wrong_kind_fails_the_check(answer):
+    with pytest.raises(ValueError):
+        P.check_server_message({"t": "ok", "id": 3, **answer})
+
+
+def test_ok_answers_the_server_sends_pass_the_check():
+    for answer in ({"table": "t1", "seat": 4, "token": "x"}, {"table": "t1"},
+                   {"table": "t1", "code": None}, {"table": "t1", "code": "ABCD"},
+                   {"toml": "x = 1"}, {"version": 3}, {}):
+        assert P.check_server_message({"t": "ok", "id": 3, **answer})["id"] == 3
+    seat = {"seat": 10 ** 18, "kind": "open", "name": None, "level": None, "status": "open"}
+    with pytest.raises(ValueError):                       # "Sit at seat 1000000000000000001"
+        P.check_server_message({"t": "seats", "table": "t", "seats": [seat]})

@@ -477,10 +477,25 @@ def _has(obj: Any, keys: set) -> bool:
     return type(obj) is dict and keys <= obj.keys()
 
 
+MAX_SEATS = 5                # a table has 3 to 5 seats, numbered from 0
+
+
+def _a_seat(x: Any) -> bool:
+    """A seat number as a server may send it (a lobby showed "Sit at seat
+    1000000000000000001")."""
+    return type(x) is int and 0 <= x < MAX_SEATS
+
+
+# The fields an `ok` answer may carry (join, watch, create, cards), by their kind: a value
+# of another kind fails the check (BadAnswer) — `"table": ["a"]` in a join's answer was a
+# TypeError in the lobby and a traceback on the terminal.
+_OK_FIELDS = {"table": (str,), "token": (str,), "code": (str, type(None)), "toml": (str,)}
+
+
 def _seat_info(obj: Any) -> SeatInfo:
     if not _has(obj, {"seat", "kind", "name", "level", "status"}):
         raise ValueError("a SeatInfo is seat, kind, name, level, status")
-    if type(obj["seat"]) is not int or obj["kind"] not in SEAT_KINDS \
+    if not _a_seat(obj["seat"]) or obj["kind"] not in SEAT_KINDS \
             or obj["status"] not in SEAT_STATUSES \
             or not (obj["name"] is None or type(obj["name"]) is str) \
             or not (obj["level"] is None or obj["level"] in LEVELS):
@@ -520,6 +535,11 @@ def check_server_message(obj: dict) -> dict:
     if t == "ok":
         if request_id(obj) is None:
             raise ValueError("ok without a request id")
+        for key, kinds in _OK_FIELDS.items():
+            if key in obj and type(obj[key]) not in kinds:
+                raise ValueError(f"ok: {key} of the wrong kind")
+        if "seat" in obj and not _a_seat(obj["seat"]):
+            raise ValueError("ok: not a seat number")
         if "tables" in obj:
             if type(obj["tables"]) is not list:
                 raise ValueError("tables must be a list")
