@@ -280,9 +280,16 @@ class Guarded:
             # only if it moves the cursor (`Down Enter Down Down` on the title: New game,
             # then the setup's third row), never an Enter made on rows not seen yet.
             # (Textual queued it for this screen's list before the choice was handled.)
+            # A key not passed on (an Escape, an Enter) cuts the chain: the cursor keys
+            # after it were typed for something else (`Down Enter Escape Left` on the
+            # title left the setup open with 3 players: the Escape that meant "back" was
+            # dropped and the Left changed a setting).
             if (self.TAKES_HELD_KEYS and getattr(shown, "TAKES_HELD_KEYS", False)) or \
-                    (event.key in CURSOR_KEYS and getattr(shown, "TAKES_CURSOR_KEYS", False)):
+                    (event.key in CURSOR_KEYS and getattr(shown, "TAKES_CURSOR_KEYS", False)
+                     and not getattr(shown, "_typed_ahead_cut", False)):
                 (shown.focused or shown)._forward_event(events.Key(event.key, event.character))
+            elif getattr(shown, "TAKES_CURSOR_KEYS", False):
+                shown._typed_ahead_cut = True
             return
         await self.apply_key(event.key)
 

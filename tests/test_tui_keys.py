@@ -97,6 +97,26 @@ def test_an_enter_typed_with_a_menu_choice_is_not_for_the_menu_it_opens(lang):
     asyncio.run(run())
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_key_not_passed_on_cuts_the_keys_typed_after_it(lang):
+    """`Down Enter Escape Left` on the title: the Escape typed with the choice is dropped
+    (it was queued for the title), and the Left after it — typed for the title, after
+    "back" — must not change the setup screen's first row (it made 4 players 3)."""
+    from tactical_tui.menus import SetupScreen, TitleScreen
+
+    async def run():
+        app = new_app(lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            burst(app, "down", "enter", "escape", "left", "down")
+            await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
+            await calm(pilot)
+            setup = app.screen
+            assert row(setup, "#form") == "players" and setup.players == 4
+            assert app.live is None
+    asyncio.run(run())
+
+
 def test_cursor_keys_typed_with_a_menu_choice_never_reach_how_to_play():
     """How to play is no menu: `Right` typed with the title's Enter does not turn its
     page (the keys typed ahead reach menus only, never a dialog or a reading screen)."""
