@@ -2100,7 +2100,7 @@ def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool
     import os
     import tempfile
     target = Path(path)
-    existed = _replaceable(target) is not None
+    existed = _replaceable(path) is not None
     if existed and not overwrite:
         raise ExportError("exists", path=str(target))
     try:
@@ -2136,13 +2136,21 @@ def write_new_file(path: str | Path, text: str, overwrite: bool = False) -> bool
     return existed
 
 
-def _replaceable(target: Path):
-    """The lstat of what is at `target` (None: nothing), if `write_new_file` may replace
-    it: a regular file or a symbolic link. ExportError for anything else, and for a name
-    that cannot be looked up (too long, a NUL byte, no access)."""
+def _replaceable(path: str | Path):
+    """The lstat of what is at `path` (None: nothing), if `write_new_file` may replace
+    it: a regular file or a symbolic link. ExportError for anything else, for a folder's
+    name (ending in a slash) and for a name that cannot be looked up (too long, a NUL
+    byte, no access)."""
+    import errno
     import os
     import stat
     from rules.files import file_kind
+    target = Path(path)
+    if str(path).endswith(("/", os.sep)) or str(path) in ("", ".", ".."):
+        # a folder's name (`--export out/new/`): Path() drops the slash, and a file
+        # named `new` was written
+        raise ExportError("failed", path=str(path),
+                          detail=OSError(errno.EISDIR, "it is a folder, not a file"))
     try:
         st = os.lstat(target)
     except FileNotFoundError:
@@ -2162,7 +2170,7 @@ def writable_target(path: str | Path) -> None:
     import os
     import stat
     target = Path(path)
-    _replaceable(target)
+    _replaceable(path)
     folder = target.parent
     try:
         fst = os.stat(folder)

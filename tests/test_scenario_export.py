@@ -389,3 +389,13 @@ def test_a_name_too_long_is_a_message_not_a_traceback(tmp_path):
     with pytest.raises(ExportError) as err:
         write_new_file(tmp_path / ("a" * 300), "text", overwrite=True)
     assert err.value.key == "failed" and "not written" in str(err.value)
+
+
+def test_a_folders_name_is_never_written_as_a_file(tmp_path):
+    """`--export out/new/` wrote a file named `new` (Path() drops the slash)."""
+    for name in (str(tmp_path / "new") + "/", str(tmp_path) + "/"):
+        with pytest.raises(ExportError) as err:
+            write_new_file(name, "text", overwrite=True)
+        assert "it is a folder, not a file" in str(err.value)
+        assert "フォルダ" in err.value.text("ja")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
