@@ -8,6 +8,7 @@ is ignored. The stand-in server (`Fake`) is in process, on an ephemeral port."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -95,6 +96,27 @@ class Fake:
 
     def close(self) -> None:
         self.server.close()
+
+
+@contextlib.asynccontextmanager
+async def _lobby_app(mode: str, lang: str = "en"):
+    """`tactical join` (the app, headless at 80×24) against a Fake server in `mode`:
+    (app, pilot, fake)."""
+    fake = Fake(mode)
+    port = await fake.start()
+    app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "carol"))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            yield app, pilot, fake
+    finally:
+        fake.close()
+
+
+async def _until(pilot, cond) -> None:
+    for _ in range(1500):
+        if cond():
+            return
+        await pilot.pause(0.01)
 
 
 async def _client(mode: str, **kw):
@@ -194,20 +216,10 @@ def test_an_unreadable_message_that_answers_nothing_is_said_not_silently_dropped
     ("ja", "画面が最新でないかもしれません")])
 def test_the_app_says_an_unreadable_message_was_dropped(monkeypatch, lang, words):
     async def run():
-        fake = Fake("stray")
-        port = await fake.start()
-        app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False,
-                          join=("127.0.0.1", port, "carol"))
-        try:
-            async with app.run_test(size=(80, 24)) as pilot:
-                for _ in range(1500):
-                    if any(words in n.message for n in app._notifications):
-                        break
-                    await pilot.pause(0.01)
-                said = [n.message for n in app._notifications if words in n.message]
-                assert len(said) == 1
-        finally:
-            fake.close()
+        async with _lobby_app("stray", lang) as (app, pilot, _):
+            await _until(pilot, lambda: any(words in n.message for n in app._notifications))
+            said = [n.message for n in app._notifications if words in n.message]
+            assert len(said) == 1
     asyncio.run(run())
 
 
@@ -260,21 +272,11 @@ def test_the_client_pings_when_it_has_sent_nothing_for_a_while():
 
 async def _lobby_says(mode: str, lang: str, monkeypatch, *wanted: str) -> str:
     monkeypatch.setattr(C, "REQUEST_TIMEOUT", 0.3)
-    fake = Fake(mode)
-    port = await fake.start()
-    app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "carol"))
-    try:
-        async with app.run_test(size=(80, 24)) as pilot:
-            for _ in range(1500):
-                text = screen_text(app)
-                if all(w in text for w in wanted):
-                    break
-                await pilot.pause(0.01)
-            text = screen_text(app)
-            assert all(w in text for w in wanted), text
-            return text
-    finally:
-        fake.close()
+    async with _lobby_app(mode, lang) as (app, pilot, _):
+        await _until(pilot, lambda: all(w in screen_text(app) for w in wanted))
+        text = screen_text(app)
+        assert all(w in text for w in wanted), text
+        return text
 
 
 @pytest.mark.parametrize("lang, words", [
@@ -311,21 +313,14 @@ def test_the_lobby_shows_a_refused_table_list_as_data(monkeypatch, lang, words):
 def test_an_unknown_bye_is_a_disconnection_with_its_code_and_no_reconnect_loop(monkeypatch, lang, words):
     async def run():
         monkeypatch.setattr(C, "backoff", lambda first=1.0, most=30.0: iter([0.01] * 1000))
-        fake = Fake("bye")
-        port = await fake.start()
-        app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False, join=("127.0.0.1", port, "carol"))
-        async with app.run_test(size=(80, 24)) as pilot:
-            for _ in range(1500):
-                if words in screen_text(app):
-                    break
-                await pilot.pause(0.01)
+        async with _lobby_app("bye", lang) as (app, pilot, fake):
+            await _until(pilot, lambda: words in screen_text(app))
             assert words in screen_text(app)
             await pilot.pause(0.3)
             text = screen_text(app)
             assert fake.hellos() == 1 and "Reconnected" not in text and "再接続しました" not in text
             assert words in text and ("r: try again" in text or "r: 再試行" in text)
             assert "No tables yet" not in text and "テーブルはまだありません" not in text
-        fake.close()
     asyncio.run(run())
 
 
@@ -336,26 +331,16 @@ def test_keys_typed_after_quitting_are_not_taken():
     from textual import events
 
     async def run():
-        fake = Fake("ok")
-        port = await fake.start()
-        app = TacticalApp(lang="en", ai_delay=0.0, autosave=False,
-                          join=("127.0.0.1", port, "carol"))
-        try:
-            async with app.run_test(size=(80, 24)) as pilot:
-                for _ in range(1500):
-                    if "No tables yet" in screen_text(app):
-                        break
-                    await pilot.pause(0.01)
-                await pilot.press("ctrl+c")
-                await pilot.pause(0.1)
-                pushed = []
-                app.push_screen = lambda *a, **k: pushed.append(a)
-                for key in ("y", "r", "c", "enter"):          # one read: queued together
-                    app.post_message(events.Key(key, key if len(key) == 1 else None))
-                await pilot.pause(0.3)
-                assert app.quitting and not pushed
-        finally:
-            fake.close()
+        async with _lobby_app("ok") as (app, pilot, _):
+            await _until(pilot, lambda: "No tables yet" in screen_text(app))
+            await pilot.press("ctrl+c")
+            await pilot.pause(0.1)
+            pushed = []
+            app.push_screen = lambda *a, **k: pushed.append(a)
+            for key in ("y", "r", "c", "enter"):              # one read: queued together
+                app.post_message(events.Key(key, key if len(key) == 1 else None))
+            await pilot.pause(0.3)
+            assert app.quitting and not pushed
         assert app.return_code == 0
     asyncio.run(run())
 

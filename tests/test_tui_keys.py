@@ -44,6 +44,17 @@ def new_app(lang: str) -> TacticalApp:
     return TacticalApp(lang=lang, ai_delay=0.0, seed=7, autosave=False)
 
 
+async def setup_after(app, pilot, *keys):
+    """The title, then `keys` in one read (the first ones choosing New game): the setup
+    screen they open, once every key has been handled."""
+    from tactical_tui.menus import SetupScreen, TitleScreen
+    await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+    burst(app, *keys)
+    await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
+    await calm(pilot)
+    return app.screen
+
+
 def row(screen, selector: str) -> str:
     ol = screen.query_one(selector)
     return ol.get_option_at_index(ol.highlighted).id
@@ -58,16 +69,12 @@ def test_cursor_keys_typed_with_a_menu_choice_reach_the_menu_it_opens(lang):
     hard). Before, the keys after Enter reached the title (they were queued for its list
     before Enter was handled) and were dropped there, and the setup screen stayed on its
     first row. Then Escape (back to the title) `Down Down`: the new title's third row."""
-    from tactical_tui.menus import SetupScreen, TitleScreen
+    from tactical_tui.menus import TitleScreen
 
     async def run():
         app = new_app(lang)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
-            burst(app, "down", "enter", "down", "down", "right")
-            await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
-            await calm(pilot)
-            setup = app.screen
+            setup = await setup_after(app, pilot, "down", "enter", "down", "down", "right")
             assert row(setup, "#form") == "seat1"
             assert setup.seats[:4] == ["human", "hard", "normal", "normal"]
             burst(app, "escape", "down", "down")
@@ -82,17 +89,12 @@ def test_cursor_keys_typed_with_a_menu_choice_reach_the_menu_it_opens(lang):
 def test_an_enter_typed_with_a_menu_choice_is_not_for_the_menu_it_opens(lang):
     """`Down Enter Down Enter` on the title: the setup screen comes up with its cursor on
     the second row, and the Enter typed before it was drawn changes nothing there."""
-    from tactical_tui.menus import SetupScreen, TitleScreen
-
     async def run():
         app = new_app(lang)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
-            burst(app, "down", "enter", "down", "enter")
-            await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
-            await calm(pilot)
-            assert row(app.screen, "#form") == "seat0"
-            assert app.screen.seats[:4] == ["human", "normal", "normal", "normal"]
+            setup = await setup_after(app, pilot, "down", "enter", "down", "enter")
+            assert row(setup, "#form") == "seat0"
+            assert setup.seats[:4] == ["human", "normal", "normal", "normal"]
             assert app.live is None
     asyncio.run(run())
 
@@ -102,16 +104,10 @@ def test_a_key_not_passed_on_cuts_the_keys_typed_after_it(lang):
     """`Down Enter Escape Left` on the title: the Escape typed with the choice is dropped
     (it was queued for the title), and the Left after it — typed for the title, after
     "back" — must not change the setup screen's first row (it made 4 players 3)."""
-    from tactical_tui.menus import SetupScreen, TitleScreen
-
     async def run():
         app = new_app(lang)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
-            burst(app, "down", "enter", "escape", "left", "down")
-            await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
-            await calm(pilot)
-            setup = app.screen
+            setup = await setup_after(app, pilot, "down", "enter", "escape", "left", "down")
             assert row(setup, "#form") == "players" and setup.players == 4
             assert app.live is None
     asyncio.run(run())
