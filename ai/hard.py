@@ -263,6 +263,7 @@ def determinize(obs: Observation, cards: CardSet, rng_state: int,
             hand=obs.hand if mine else (),
             race=obs.race if mine else v.race,
             equipped=obs.equipped if mine else v.equipped,
+            materialized=v.materialized,            # public (§5-4, RULINGS R6)
             confirmed=True, revealed=True, material=v.material,
             hp=v.hp, mana=v.mana, vp=v.vp, unluck=v.unluck, area=v.area, entered=v.entered,
             knocked_out=v.knocked_out, low=v.low, active=v.active, trait_used=v.trait_used,

@@ -228,26 +228,40 @@ class NormalPlayer:
         return legal[0], R("only")
 
     # ----------------------------------------------------------------------- build
-    def _plan(self, obs):
+    def _fixed_material(self, obs) -> int:
+        """The material of the seat's guild and of the cards it has materialized — those lie
+        in the public discard for good (§5-4, RULINGS R6): a plan builds on them."""
         me = self._me(obs)
-        owned = tuple(sorted(obs.hand + obs.equipped + obs.materialized))
-        key = (owned, me.race_candidates)
+        return self.cards.guild(me.guild).material_bonus + sum(
+            self.cards.card(c).material for c in obs.materialized)
+
+    def _plan(self, obs):
+        """(score, race, equipped, to materialize) of the best build of the cards the seat
+        can still place (its unused and equipped cards), on the material it has."""
+        me = self._me(obs)
+        owned = tuple(sorted(obs.hand + obs.equipped))
+        bonus = self._fixed_material(obs)
+        key = (owned, me.race_candidates, bonus)
         if key not in self._build_cache:
-            bonus = self.cards.guild(me.guild).material_bonus
             self._build_cache[key] = best_build(self.cards, me.race_candidates, owned, bonus)
         return self._build_cache[key]
 
     def _build(self, obs, legal):
         """§5-4: search the legal builds for the best by `build_score`, then make it step
-        by step."""
+        by step — the hidden steps first, the materializing (public and final, RULINGS
+        R6) last."""
         score, race, equip, mat = self._plan(obs)
         if obs.race != race:
             return A.ChooseRace(obs.seat, race), R("race", race=race)
-        for c in obs.hand + obs.equipped + obs.materialized:
+        cards = obs.hand + obs.equipped
+        for c in cards:
             want = "equip" if c in equip else "materialize" if c in mat else "unused"
-            have = "equip" if c in obs.equipped else "materialize" if c in obs.materialized else "unused"
-            if want != have:
+            have = "equip" if c in obs.equipped else "unused"
+            if want != have and want != "materialize":
                 return A.Assign(obs.seat, c, want), R("assign", card=c, to=want)
+        for c in cards:
+            if c in mat:
+                return A.Assign(obs.seat, c, "materialize"), R("assign", card=c, to="materialize")
         return A.Confirm(obs.seat), R("confirm", score=round(score, 1))
 
     def _reveal_fix(self, obs, legal):

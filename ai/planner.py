@@ -27,6 +27,7 @@ the one fitted for the game's player count (`ai.buildvalue.weights_for`).
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from rules import actions as A
 
@@ -47,17 +48,19 @@ class PlanningPlayer(NormalPlayer):
     BID_WEIGHT = 0.02   # draft: chance to win per unit of `draft_value`'s bid term
     CONTESTED = 0.6     # bids: a target's gain counts this much per rival bid on it (≤ 2)
 
-    def _best(self, obs, owned: tuple[str, ...]):
+    def _best(self, obs, owned: tuple[str, ...], bonus: Optional[int] = None):
         """(logit, race, equipped, materialized) of the best build of `owned` by the
-        model, for the seat's race candidates; memoised."""
+        model, for the seat's race candidates, on `bonus` material besides (default: the
+        guild's); memoised."""
         me = self._me(obs)
         players = obs.config.players
-        key = ("model", players, tuple(sorted(owned)), me.race_candidates)
+        if bonus is None:
+            bonus = self.cards.guild(me.guild).material_bonus
+        key = ("model", players, tuple(sorted(owned)), me.race_candidates, bonus)
         out = self._build_cache.get(key)
         if out is None:
             if len(self._build_cache) > 5000:
                 self._build_cache.clear()
-            bonus = self.cards.guild(me.guild).material_bonus
             out = self._build_cache[key] = best_build(
                 self.cards, me.race_candidates, key[2], bonus,
                 lambda cards, race, equipped: build_logit(cards, race, equipped, players=players))
@@ -134,8 +137,9 @@ class PlanningPlayer(NormalPlayer):
 
     # ----------------------------------------------------------------------- build
     def _plan(self, obs):
-        """§5-4: the best build of every owned card by the model."""
-        return self._best(obs, tuple(obs.hand + obs.equipped + obs.materialized))
+        """§5-4: the best build by the model of the cards the seat can still place, on the
+        material of its guild and of the cards it has materialized (final, R6)."""
+        return self._best(obs, tuple(obs.hand + obs.equipped), self._fixed_material(obs))
 
     def _build(self, obs, legal):
         action, reason = super()._build(obs, legal)

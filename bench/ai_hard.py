@@ -43,6 +43,7 @@ from ai.planner import PlanningPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
 from tactical_tui.simulate import rotations, wilson  # noqa: E402
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 _CARDS = None
 
@@ -66,7 +67,7 @@ def play(args):
                 setattr(p, name, tuple(value.split(",")) if name == "searched" else value)
     state, _ = new_game(Config(players=len(levels)), cards, seed)
     searched, every, sims = [], [], []
-    while state.phase != "over":
+    while running(state):
         s = pending(state).seats[0]
         obs = observe(state, s)
         t = time.perf_counter()

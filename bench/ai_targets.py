@@ -23,6 +23,7 @@ from ai import make_player  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
 from tactical_tui.simulate import rotations, wilson  # noqa: E402
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 
 def run(seats, games, seed=0):
@@ -33,7 +34,7 @@ def run(seats, games, seed=0):
     for g, levels in enumerate(rotations(tuple(seats), games)):
         players = [make_player(l, (seed + g) * 101 + i, cards) for i, l in enumerate(levels)]
         state, _ = new_game(Config(players=len(levels)), cards, seed + g)
-        while state.phase != "over":
+        while running(state):
             s = pending(state).seats[0]
             obs = observe(state, s)
             t = time.perf_counter()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,7 +48,7 @@ def play_games(specs: list[list], cards_path: str) -> list[list]:
         t0, w0 = time.process_time(), time.perf_counter()
         state, _ = new_game(config, cards, seed)
         n = 0
-        while state.phase != "over":
+        while running(state):
             state, _ = apply(state, rnd.choice(legal_actions(state)))
             n += 1
         cpu, wall = time.process_time() - t0, time.perf_counter() - w0

@@ -35,6 +35,7 @@ from ai.evaluate import build_score  # noqa: E402
 from ai.normal import NormalPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 _CARDS = None
 
@@ -49,7 +50,7 @@ def game(args):
     seats = [NormalPlayer(cards, seed * 101 + i) for i in range(players)]
     state, _ = new_game(Config(players=players), cards, seed)
     builds = None
-    while state.phase != "over":
+    while running(state):
         if builds is None and state.phase == "battle":
             builds = [(s.race, tuple(cards.card(c).id for c in s.equipped)) for s in state.seats]
         s = pending(state).seats[0]

@@ -28,6 +28,7 @@ from ai.hard import FEATURES, features  # noqa: E402
 from ai.normal import NormalPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 _CARDS = None
 
@@ -44,7 +45,7 @@ def game(args):
     state, _ = new_game(Config(players=players), cards, seed)
     points = []
     last = None
-    while state.phase != "over":
+    while running(state):
         if state.phase == "battle":
             b = state.battle
             mark = (b.round, b.turn.seat)

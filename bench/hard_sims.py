@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,7 +64,7 @@ def hard_positions(seed: int, count: int, budget: float, cards_path: str) -> lis
     state, _ = new_game(Config(players=4), cards, seed)
     out: list[list] = []
     searched = 0
-    while state.phase != "over" and len(out) < count:
+    while running(state) and len(out) < count:
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         legal = obs.legal

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rules import Config, apply, legal_actions, new_game  # noqa: E402
 from rules.build import final_stats  # noqa: E402
 from rules.engine import copies_of  # noqa: E402
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 MAX_ACTIONS = 20000
 
@@ -46,7 +47,7 @@ def one(seed: int) -> tuple[int, int]:
     every = Counter(defense + attack)
     vp = [0] * players
     actions = []
-    while state.phase != "over":
+    while running(state):
         legal = legal_actions(state)
         assert legal, f"seed {seed}: no legal action in {state.phase}"
         a = legal[rnd.randrange(len(legal))]

@@ -30,6 +30,7 @@ from ai import make_player  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
 from rules.state import evolve  # noqa: E402
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 _CARDS = None
 _ROTATE = [0]
@@ -53,7 +54,7 @@ def play(args):
     _ROTATE[0] = k
     seats = [make_player("normal", seed * 101 + i, _CARDS) for i in range(players)]
     state, _ = new_game(Config(players=players), _CARDS, seed)
-    while state.phase != "over":
+    while running(state):
         s = pending(state).seats[0]
         obs = observe(state, s)
         state, _ = apply(state, seats[s].choose(obs, obs.legal))

@@ -25,6 +25,7 @@ from ai.buildvalue import build_value  # noqa: E402
 from ai.planner import PlanningPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
+from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 _CARDS = None
 
@@ -41,7 +42,7 @@ def play(args):
              else make_player("normal", seed * 101 + i, cards) for i in range(players)]
     state, _ = new_game(Config(players=players), cards, seed)
     builds = None
-    while state.phase != "over":
+    while running(state):
         if builds is None and state.phase == "battle":
             builds = [(s.race, s.equipped) for s in state.seats]
         s = pending(state).seats[0]

@@ -60,6 +60,8 @@ REFUSALS: dict[str, str] = {
     "card_not_in_hand": "{card} is not in seat {seat}'s hand",
     "attack_card_bid": "only defense cards have a bid value; attack cards cannot be bid",
     "card_not_owned": "{card} is not one of seat {seat}'s cards",
+    "materialized_final": "{card} was materialized: it lies face up in the defense discard "
+                          "and cannot come back (§5-4)",
     "no_change": "{card} is already {to}",
     "attack_card_material": "attack cards have no material and cannot be materialized",
     "no_race": "choose one of your two race candidates before confirming",
@@ -82,9 +84,11 @@ REFUSALS: dict[str, str] = {
     "bad_step": "{action} is not legal now: a move is one step, +1 or -1 (not {step!r})",
     "rest_after_action": "{action} is not legal now: a rest must be the turn's only action, "
                          "and seat {seat} has moved or attacked",
-    "activate_after_attack": "{action} is not legal now: continuous skills such as {skill} "
-                             "are activated before the attack",
     "skill_already_active": "{action} is not legal now: {skill} is already active",
+    "same_family_in_effect": "{action} is not legal now: {other_skill}, a continuous skill of "
+                             "the same family ({family}), is in effect (one skill per family)",
+    "no_attack_card_no_actions": "{action} is not legal now: seat {seat} has no attack card "
+                                 "equipped and can only end its turn (§6)",
     # §6 アタック 1-3 / 魔力を消費するスキル / カウンター: cards and skills
     "card_not_equipped": "{action} is not legal now: seat {seat} has not equipped {card}",
     "not_attack_card": "{action} is not legal now: {card} is not an attack card",
@@ -154,7 +158,8 @@ _CARD_KEYS = ("card", "bid_target")
 _SKILL_KEYS = ("skill", "other_skill")
 _KIND_EN = {"int": "a whole number (int)", "str": "text (str)"}
 _TIMING_EN = {"attack": "on attack", "counter": "on counter", "any": "on attack or counter",
-              "defend": "when attacked", "turn": "in one's own turn"}
+              "defend": "when attacked", "countered": "when countered",
+              "turn": "in one's own turn"}
 
 
 def _english(cards: object, params: Mapping[str, object]) -> dict[str, object]:

@@ -45,9 +45,6 @@ MAX_HP = 6
 VP_TO_WIN = 5
 MAX_UNLUCK = 2
 AREAS = 6
-# Safety rule (docs/RULINGS.md R19): the battle ends at the end of this round at the
-# latest (round 0 is the round of entries and initial turns).
-ROUND_LIMIT = 60
 # §6 アタックカードの距離: distances of the attack area and of the crit area per range.
 RANGE_AREA = {"short": (0, 1), "mid": (1, 2), "long": (2, 3)}
 RANGE_CRIT = {"short": 1, "mid": 2, "long": 3}
@@ -143,17 +140,90 @@ def has_attack_cards(state: GameState, seat: int) -> bool:
 _HAS_ATTACK: Memo = Memo(20_000)
 
 
-def cost_of(state: GameState, declared: Iterable[tuple[str, str]]) -> int:
+def cost_of(state: GameState, declared: Iterable[tuple[str, str]],
+            effect: tuple[tuple[str, str], ...] = ()) -> int:
     """§6 魔力軽減: each skill's mana less the reductions of the *other* declared skills,
-    floored at 0."""
+    floored at 0 — and of the seat's continuous skills in effect that apply to the
+    process (`effect`: `in_effect`; those a declared skill of their family displaces do
+    not, `applied`), which are paid already."""
     declared = list(declared)
     skills = [state.cards.skill(s) for _, s in declared]
+    base = 0
+    if effect:
+        base = sum(state.cards.skill(x).effect.amount or 0
+                   for _, x in applied(state, effect, declared)
+                   if state.cards.skill(x).effect.kind == "mana_reduction")
     total = 0
     for i, sk in enumerate(skills):
-        reduction = sum(o.effect.amount or 0 for j, o in enumerate(skills)
-                        if j != i and o.effect.kind == "mana_reduction")
+        reduction = base + sum(o.effect.amount or 0 for j, o in enumerate(skills)
+                               if j != i and o.effect.kind == "mana_reduction")
         total += max(0, sk.mana - reduction)
     return total
+
+
+# §6 継続スキル 「カードが横向きの間、そのスキルは発動中です」: the processes of its owner a
+# continuous skill in effect applies to, by its timing (§6 アタックとスキルの使用タイミング):
+# a turn skill to all of them, an attack / counter / any skill to the owner's attacks /
+# counters / both, a 被攻撃時 skill when the owner is a target (RULINGS R23).
+_PROCESS_TIMINGS = {"attack": ("attack", "any", "turn"), "counter": ("counter", "any", "turn"),
+                    "defend": ("defend", "turn"), "countered": ("defend", "countered", "turn"),
+                    "turn": ("turn",)}
+
+
+def in_effect(state: GameState, seat: int, process: str) -> tuple[tuple[str, str], ...]:
+    """(card, skill) of the seat's continuous skills in effect (cards sideways) that apply
+    to a `process` of the seat — "attack", "counter", "defend" (a target of an attack),
+    "countered" (the target of a counter) or "turn" (RULINGS R23).
+    Targeting skills do nothing in a counter, whose one target is the attacker (R24)."""
+    active = state.seats[seat].active
+    if not active:
+        return ()
+    fits = _PROCESS_TIMINGS[process]
+    skill = state.cards.skill
+    return tuple((a.card, a.skill) for a in active if skill(a.skill).timing in fits
+                 and not (process == "counter" and skill(a.skill).effect.kind in TARGETING))
+
+
+def applied(state: GameState, effect: tuple[tuple[str, str], ...],
+            declared: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """§6 魔力を消費するスキル 「同じ1回の処理で同じ系統のスキルを複数適用または使用すること
+    はできません。同じ系統の複数のスキルが条件を満たす場合、その中から1つを選び、ほかの同系統
+    のスキルは適用または使用しません」: the skills that apply to one process — the declared
+    ones, and the continuous skills in effect (`effect`) whose family no declared skill
+    has (a skill declared in the process is the seat's choice over one in effect of its
+    family; R27's combining skills excepted). RULINGS R23."""
+    declared = tuple(declared)
+    if not effect:
+        return declared
+    skill = state.cards.skill
+    mine = [skill(x) for _, x in declared]
+    out = list(declared)
+    for c, x in effect:
+        sk = skill(x)
+        if any(d.id == sk.id or (d.family == sk.family and not (d.combines or sk.combines))
+               for d in mine):
+            continue
+        out.append((c, x))
+    return tuple(out)
+
+
+def effect_block(state: GameState, seat: int, sk: Skill) -> Optional[str]:
+    """Why `sk` cannot be used by `seat` while its continuous skills are in effect, or
+    None: the skill itself is in effect (its card is sideways: 「効果文に記載された終了タイミング
+    になったら、カードを縦向きに戻してスキルを解除します」 — no second use before then), or `sk`
+    is continuous and a continuous skill of its family is in effect (it would apply beside
+    it in every later process of the seat; RULINGS R23)."""
+    active = state.seats[seat].active
+    if not active:
+        return None
+    skill = state.cards.skill
+    for a in active:
+        other = skill(a.skill)
+        if a.skill == sk.id:
+            return "skill_already_active"
+        if sk.continuous and other.family == sk.family and not (other.combines or sk.combines):
+            return "same_family_in_effect"
+    return None
 
 
 def compatible(state: GameState, declared: Iterable[tuple[str, str]], skill: Skill) -> bool:
@@ -177,7 +247,8 @@ def compatible(state: GameState, declared: Iterable[tuple[str, str]], skill: Ski
 
 
 def completable(state: GameState, declared: tuple[tuple[str, str], ...],
-                options: Iterable[tuple[str, Skill]], budget: int, need_range: bool) -> bool:
+                options: Iterable[tuple[str, Skill]], budget: int, need_range: bool,
+                effect: tuple[tuple[str, str], ...] = ()) -> bool:
     """Can the declared skills still become a set the seat may use — with one range skill
     (an attack or counter; `need_range`) and a mana to pay, after reductions, of at most
     `budget` — by declaring more of `options`? §6: 「現在魔力が0になった場合も、魔力軽減
@@ -185,11 +256,12 @@ def completable(state: GameState, declared: tuple[tuple[str, str], ...],
     the mana is paid (アタック 3 「…スキルを宣言し、魔力を消費します」), so what counts is
     the whole set, not the order of declaring (RULINGS R22). Only a range skill and mana
     reductions can make a set complete or cheaper, so only they are tried."""
-    return min_cost(state, declared, options, need_range) <= budget
+    return min_cost(state, declared, options, need_range, effect) <= budget
 
 
 def min_cost(state: GameState, declared: tuple[tuple[str, str], ...],
-             options: Iterable[tuple[str, Skill]], need_range: bool) -> float:
+             options: Iterable[tuple[str, Skill]], need_range: bool,
+             effect: tuple[tuple[str, str], ...] = ()) -> float:
     """The least mana any usable completion of `declared` by `options` would pay (see
     `completable`); infinity when there is none (no range skill can join)."""
     cards = state.cards
@@ -200,7 +272,7 @@ def min_cost(state: GameState, declared: tuple[tuple[str, str], ...],
 
     def search(decl: tuple[tuple[str, str], ...], start: int) -> None:
         if not need_range or any(cards.skill(x).effect.kind == "range" for _, x in decl):
-            best[0] = min(best[0], cost_of(state, decl))
+            best[0] = min(best[0], cost_of(state, decl, effect))
             if best[0] == 0:
                 return
         for j in range(start, len(extra)):
@@ -216,11 +288,13 @@ def min_cost(state: GameState, declared: tuple[tuple[str, str], ...],
 
 def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
             card: str, skill: Skill, budget: int,
-            options: Iterable[tuple[str, Skill]] = (), need_range: bool = False) -> bool:
+            options: Iterable[tuple[str, Skill]] = (), need_range: bool = False,
+            effect: tuple[tuple[str, str], ...] = ()) -> bool:
     """§6: `skill` may join the declared skills (`compatible`), and the set can still be
-    completed and paid (`completable`, with the other declarable `options`)."""
+    completed and paid (`completable`, with the other declarable `options` and the
+    continuous skills in `effect`)."""
     return compatible(state, declared, skill) and completable(
-        state, declared + ((card, skill.id),), options, budget, need_range)
+        state, declared + ((card, skill.id),), options, budget, need_range, effect)
 
 
 def _effects(state: GameState, declared: Iterable[tuple[str, str]], kind: str) -> tuple:
@@ -254,16 +328,20 @@ def start_battle(state: GameState, events: Events) -> GameState:
         mana = stats_of(state, i)["mana"]
         state = state.with_seat(i, hp=MAX_HP, mana=max(0, mana), low=False)
     events.append(BattleStarted(state.order))
-    if not any(has_attack_cards(state, i) for i in range(state.players)):
-        return _game_over(state, (), "no_attacks", events)
     battle = BattleState(round=0, turn=Turn(state.order[0]))
     state = evolve(state, battle=battle)
     return _begin_turn(state, state.order[0], events, fresh=True)
 
 
 def _begin_turn(state: GameState, seat: int, events: Events, fresh: bool = False) -> GameState:
-    """Start `seat`'s turn: entry (round 0) or re-entry after a knock-out, then either wait
-    for its actions or — with no attack card equipped — end the turn at once (§6)."""
+    """Start `seat`'s turn: its continuous skills that end at its next turn's start end
+    (§6 継続スキル), entry (round 0) or re-entry after a knock-out, then wait for its
+    decision. With no attack card equipped: §6 アタックカードを装備していない場合 「移動、
+    アタック、休息を行わず、その場に留まったまま手番を終了します」 — the turn ends by itself,
+    unless a continuous turn skill (no action, RULINGS R23) can be activated, or nobody at
+    the table has an attack card: then ending the turn is the seat's one decision, so a
+    battle nobody can win still waits for its players instead of turning for ever inside
+    `apply` (RULINGS R19)."""
     b = state.battle
     if not fresh:                   # `fresh`: the battle already holds Turn(seat)
         state = CHANGE["battle"](state, _CH["turn"](b, _TURN[seat]))
@@ -281,36 +359,40 @@ def _begin_turn(state: GameState, seat: int, events: Events, fresh: bool = False
         state = state.with_seat(
             seat, area=area, entered=True, knocked_out=False, hp=MAX_HP, low=False)
         events.append(Entered(seat, area, reenter))
-    if not has_attack_cards(state, seat):
+    if not has_attack_cards(state, seat) and not _activations(state, seat) \
+            and any(has_attack_cards(state, i) for i in range(state.players)):
         return _end_turn(state, "no_attack_cards", events)
     return state
 
 
 def _end_turn(state: GameState, reason: str, events: Events) -> GameState:
+    """The turn ends: every continuous skill that lasts until the end of the turn ends —
+    the turn seat's, and one a target declared in this turn (§6 継続スキル 「効果文に記載
+    された終了タイミングになったら、カードを縦向きに戻してスキルを解除します」) — and the
+    next seat in processing order begins. Only 5 VP ends the game (§6 「誰かが勝利点チップ
+    を5枚獲得するまで、ラウンドを繰り返します」, RULINGS R19)."""
     b = state.battle
     seat = b.turn.seat
-    s = state.seats[seat]
-    ending = tuple(a for a in s.active if a.until == "turn_end") if s.active else ()
-    for a in ending:
-        events.append(SkillEnded(seat, a.card, a.skill))
-    if ending:
-        state = state.with_seat(seat, active=tuple(a for a in s.active if a not in ending))
+    for i, s in enumerate(state.seats):
+        if not s.active:
+            continue
+        ending = tuple(a for a in s.active if a.until == "turn_end")
+        for a in ending:
+            events.append(SkillEnded(i, a.card, a.skill))
+        if ending:
+            state = state.with_seat(i, active=tuple(a for a in s.active if a not in ending))
     events.append(TurnEnded(seat, reason))
     idx = state.order.index(seat) + 1
     rnd = b.round
     if idx >= len(state.order):
         idx, rnd = 0, rnd + 1
-        if rnd > ROUND_LIMIT:
-            top = max(x.vp for x in state.seats)
-            winners = tuple(i for i, x in enumerate(state.seats) if x.vp == top) if top else ()
-            return _game_over(state, winners, "round_limit", events)
     state = CHANGE["battle"](state, _CH["next_turn"](b, rnd, None, _TURN[state.order[idx]]))
     return _begin_turn(state, state.order[idx], events, fresh=True)
 
 
 def _game_over(state: GameState, winners: tuple[int, ...], reason: str,
                events: Events) -> GameState:
-    """§6 バトルの終了 (and the safety rule of docs/RULINGS.md)."""
+    """§6 バトルの終了: a seat holds 5 VP — the one end the rulebook has."""
     events.append(GameOver(winners, reason))
     events.append(PhaseStarted(Phase.OVER))
     if state.battle is not None:   # nothing is in progress any more
@@ -398,7 +480,27 @@ def attack_skills(state: GameState, seat: int, card: str, counter: bool,
     if pool is None:
         pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
     return [(c, sk) for c, sk in _with_card(state, pool, card, counter)
-            if sk.effect.kind != "range" or _range_fits(state, seat, c, sk, counter)]
+            if (sk.effect.kind != "range" or _range_fits(state, seat, c, sk, counter))
+            and effect_block(state, seat, sk) is None]
+
+
+def defense_timings(counter: bool) -> tuple[str, ...]:
+    """§6 攻撃: the timings a target declares at — 被攻撃時 as the target of an attack or a
+    counter, and 被カウンター時 too as the target of a counter (the attacker countered)."""
+    return ("defend", "countered") if counter else ("defend",)
+
+
+def defense_process(counter: bool) -> str:
+    return "countered" if counter else "defend"
+
+
+def defense_skills(state: GameState, seat: int) -> list[tuple[str, Skill]]:
+    """(card, skill) the seat may declare as the target of the attack or counter in
+    progress (被攻撃時, and 被カウンター時 in a counter), not blocked by its continuous skills
+    in effect (`effect_block`)."""
+    counter = state.battle.attack.counter
+    return [(c, sk) for c, sk in skills_of(state, seat, defense_timings(counter))
+            if effect_block(state, seat, sk) is None]
 
 
 def _starts(state: GameState, seat: int, counter: bool) -> list:
@@ -412,8 +514,8 @@ def _starts(state: GameState, seat: int, counter: bool) -> list:
     s = state.seats[seat]
     if s.area is None:
         return _starts_of(state, seat, counter)
-    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, counter,
-           _where(state, seat, counter))
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, s.active,
+           counter, _where(state, seat, counter))
     return _memo_list(_STARTS, key, _starts_of, state, seat, counter)
 
 
@@ -455,6 +557,7 @@ def _starts_of(state: GameState, seat: int, counter: bool) -> list:
     pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
     mana = state.seats[seat].mana
     cls = StartCounter if counter else StartAttack
+    fx = in_effect(state, seat, "counter" if counter else "attack")
     out: list = []
     for c in state.seats[seat].equipped:
         if not state.cards.card(c).is_attack:
@@ -462,7 +565,7 @@ def _starts_of(state: GameState, seat: int, counter: bool) -> list:
         opts = attack_skills(state, seat, c, counter, pool)
         found = [cls(seat, c, sk.id) for c2, sk in opts
                  if c2 == c and sk.effect.kind == "range"
-                 and completable(state, ((c, sk.id),), opts, mana, True)]
+                 and completable(state, ((c, sk.id),), opts, mana, True, fx)]
         if found:
             out += found + [cls(seat, c)]
     return out
@@ -496,20 +599,28 @@ def _legal_turn(state: GameState, seat: int) -> list:
     s = state.seats[seat]
     out: list = []
     taken = t.actions
-    if taken < 2 and not t.rested:
+    if taken < 2 and not t.rested and has_attack_cards(state, seat):
         if not t.attacked and (t.moves == 0 or _may_attack_after_move(state, seat)):
             out += _starts(state, seat, False)
         if t.moves < 2:
             out += _MOVES[seat]
         if taken == 0:
             out.append(_REST[seat])
-    if not t.attacked:
-        active = {a.skill for a in s.active}
-        for c, sk in skills_of(state, seat, ("turn",)):
-            if sk.id not in active and cost_of(state, ((c, sk.id),)) <= s.mana:
-                out.append(Activate(seat, c, sk.id))
+    out += _activations(state, seat)
     out.append(_END_TURN[seat])
     return out
+
+
+def _activations(state: GameState, seat: int) -> list:
+    """§6 「スキルは、条件を満たし、必要な魔力を消費できる限り任意で使用できます」: the
+    continuous turn skills the seat can activate now — at any point of its own turn, before
+    or after its actions (RULINGS R23) — not in effect yet, no continuous skill of their
+    family in effect (`effect_block`), payable."""
+    s = state.seats[seat]
+    fx = in_effect(state, seat, "turn")
+    return [Activate(seat, c, sk.id) for c, sk in skills_of(state, seat, ("turn",))
+            if effect_block(state, seat, sk) is None
+            and cost_of(state, ((c, sk.id),), fx) <= s.mana]
 
 
 # Per seat, per target seat / area: the choice (actions are values: one object serves).
@@ -538,8 +649,8 @@ def legal_skills(state: GameState, seat: int) -> list:
     s = state.seats[seat]
     if s.area is None:
         return _legal_skills(state, seat)
-    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, a.card,
-           a.counter, a.skills, a.range_skill, _where(state, seat, a.counter))
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, s.active,
+           a.card, a.counter, a.skills, a.range_skill, _where(state, seat, a.counter))
     return _memo_list(_SKILL_LISTS, key, _legal_skills, state, seat)
 
 
@@ -550,9 +661,10 @@ def _legal_skills(state: GameState, seat: int) -> list:
     a = state.battle.attack
     opts = attack_skills(state, seat, a.card, a.counter)
     budget = state.seats[seat].mana
+    fx = in_effect(state, seat, "counter" if a.counter else "attack")
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
-                 if can_add(state, seat, a.skills, c, sk, budget, opts, True)]
-    if a.range_skill is not None and cost_of(state, a.skills) <= budget:
+                 if can_add(state, seat, a.skills, c, sk, budget, opts, True, fx)]
+    if a.range_skill is not None and cost_of(state, a.skills, fx) <= budget:
         out.append(_DONE[seat])
     return out
 
@@ -562,12 +674,21 @@ def _fits_attack(sk: Skill, a: Attack) -> bool:
     return not (a.counter and sk.effect.kind in TARGETING)
 
 
+def attack_applied(state: GameState, a: Attack) -> tuple[tuple[str, str], ...]:
+    """The attacker's skills that apply to this attack or counter: the declared ones and
+    its continuous skills in effect that fit (`applied`; §6 継続スキル, RULINGS R23)."""
+    if not state.seats[a.attacker].active:
+        return a.skills
+    fx = in_effect(state, a.attacker, "counter" if a.counter else "attack")
+    return applied(state, fx, a.skills)
+
+
 def _target_limit(state: GameState, a: Attack) -> int:
-    return 1 + sum(e.count for e in _effects(state, a.skills, "extra_targets"))
+    return 1 + sum(e.count for e in _effects(state, attack_applied(state, a), "extra_targets"))
 
 
 def _area_limit(state: GameState, a: Attack) -> int:
-    return sum(e.count for e in _effects(state, a.skills, "multi_area"))
+    return sum(e.count for e in _effects(state, attack_applied(state, a), "multi_area"))
 
 
 def _attack_areas(state: GameState, a: Attack) -> list[int]:
@@ -608,7 +729,8 @@ def legal_defense(state: GameState, seat: int) -> list:
     a = state.battle.attack
     mine = tuple([(c, s) for d, c, s in a.defense if d == seat])
     s = state.seats[seat]
-    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, mine)
+    key = (state.cards, seat, s.race, s.equipped, s.guild, s.trait_used, s.mana, s.active, mine,
+           a.counter)
     return _memo_list(_DEFENSE_LISTS, key, _legal_defense, state, seat, mine)
 
 
@@ -617,10 +739,11 @@ _DEFENSE_LISTS: Memo = Memo(20_000)
 
 def _legal_defense(state: GameState, seat: int, mine: tuple) -> list:
     budget = state.seats[seat].mana
-    opts = skills_of(state, seat, ("defend",))
+    opts = defense_skills(state, seat)
+    fx = in_effect(state, seat, defense_process(state.battle.attack.counter))
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
-                 if can_add(state, seat, mine, c, sk, budget, opts, False)]
-    if cost_of(state, mine) <= budget:
+                 if can_add(state, seat, mine, c, sk, budget, opts, False, fx)]
+    if cost_of(state, mine, fx) <= budget:
         out.append(_DONE[seat])
     return out
 
@@ -691,6 +814,8 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
 
     if kind == "turn":
         t = b.turn
+        if isinstance(action, (StartAttack, Move, Rest)) and not has_attack_cards(state, s):
+            return no("no_attack_card_no_actions")
         if isinstance(action, (StartAttack, Move, Rest)) and (t.actions >= 2 or t.rested):
             return no("no_actions_left")
         if isinstance(action, StartAttack):
@@ -706,14 +831,13 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
         if isinstance(action, Rest) and t.actions:
             return no("rest_after_action", moves=t.moves, attacked=t.attacked)
         if isinstance(action, Activate):
-            if t.attacked:
-                return no("activate_after_attack", skill=action.skill)
             problem = _skill_problem(state, s, action.card, action.skill, ("turn",), "turn", no)
             if problem:
                 return problem
-            if action.skill in {x.skill for x in state.seats[s].active}:
-                return no("skill_already_active", skill=action.skill)
-            cost = cost_of(state, ((action.card, action.skill),))
+            problem = _effect_problem(state, s, state.cards.skill(action.skill), no)
+            if problem:
+                return problem
+            cost = cost_of(state, ((action.card, action.skill),), in_effect(state, s, "turn"))
             if cost > state.seats[s].mana:
                 return no("not_enough_mana", skill=action.skill, cost=cost,
                           mana=state.seats[s].mana)
@@ -725,14 +849,16 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
                                 state.seats[s].mana, a, no)
     if kind == "defense" and isinstance(action, Declare):
         mine = tuple((c, sk) for d, c, sk in a.defense if d == s)
-        return _declare_problem(state, action, mine, ("defend",), "defend",
-                                state.seats[s].mana, None, no)
+        return _declare_problem(state, action, mine, defense_timings(a.counter),
+                                defense_process(a.counter), state.seats[s].mana, None, no)
     if kind in ("skills", "defense") and isinstance(action, Done):
         declared = a.skills if kind == "skills" else \
             tuple((c, sk) for d, c, sk in a.defense if d == s)
         if kind == "skills" and a.range_skill is None:
             return no("range_skill_needed", card=a.card)
-        cost = cost_of(state, declared)
+        process = defense_process(a.counter) if kind == "defense" else \
+            "counter" if a.counter else "attack"
+        cost = cost_of(state, declared, in_effect(state, s, process))
         if cost > state.seats[s].mana:
             return no("declared_not_payable", cost=cost, mana=state.seats[s].mana)
         return None
@@ -746,6 +872,16 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
     if kind == "counter" and isinstance(action, StartCounter):
         return _start_problem(state, action, True, no)
     return None
+
+
+def _effect_problem(state: GameState, seat: int, sk: Skill, no) -> Optional[Refusal]:
+    """`effect_block`, with the skill in effect that blocks."""
+    why = effect_block(state, seat, sk)
+    if why is None:
+        return None
+    other = next(a.skill for a in state.seats[seat].active
+                 if a.skill == sk.id or state.cards.skill(a.skill).family == sk.family)
+    return no(why, skill=sk.id, other_skill=other, family=sk.family)
 
 
 def _skill_problem(state: GameState, seat: int, card: str, skill: str,
@@ -808,7 +944,7 @@ def _start_problem(state: GameState, action, counter: bool, no) -> Optional[Refu
     if problem:
         return problem
     opts = attack_skills(state, s, action.card, counter)
-    cost = min_cost(state, ((action.card, sk.id),), opts, True)
+    cost = min_cost(state, ((action.card, sk.id),), opts, True, in_effect(state, s, timing))
     if cost > state.seats[s].mana:
         return no("not_enough_mana", skill=sk.id, cost=cost, mana=state.seats[s].mana)
     return None
@@ -846,6 +982,9 @@ def _declare_problem(state: GameState, action: Declare, declared: tuple[tuple[st
     if problem:
         return problem
     sk = cards.skill(action.skill)
+    problem = _effect_problem(state, s, sk, no)
+    if problem:
+        return problem
     if atk is not None:
         if sk.effect.kind == "range":
             if atk.range_skill is not None:
@@ -871,8 +1010,11 @@ def _declare_problem(state: GameState, action: Declare, declared: tuple[tuple[st
             return no("exclusive", skill=sk.id, other_skill=lone)
     if budget is not None:
         opts = attack_skills(state, s, atk.card, atk.counter) if atk is not None \
-            else skills_of(state, s, ("defend",))
-        cost = min_cost(state, declared + ((action.card, sk.id),), opts, atk is not None)
+            else defense_skills(state, s)
+        process = defense_process(state.battle.attack.counter) if atk is None else \
+            "counter" if atk.counter else "attack"
+        cost = min_cost(state, declared + ((action.card, sk.id),), opts, atk is not None,
+                        in_effect(state, s, process))
         if cost > budget:
             return no("not_enough_mana", skill=sk.id, cost=cost, mana=budget)
     return None
@@ -939,24 +1081,27 @@ def apply_rest(state: GameState, a: Rest, events: Events) -> GameState:
 
 
 def apply_end_turn(state: GameState, a: EndTurn, events: Events) -> GameState:
-    return _end_turn(state, "end", events)
+    return _end_turn(state, "end" if has_attack_cards(state, a.seat) else "no_attack_cards",
+                     events)
 
 
 def apply_activate(state: GameState, a: Activate, events: Events) -> GameState:
     """§6 継続スキル: pay, turn the card sideways until the skill's end timing."""
     sk = state.cards.skill(a.skill)
     s = state.seats[a.seat]
-    paid = cost_of(state, ((a.card, a.skill),))
+    paid = cost_of(state, ((a.card, a.skill),), in_effect(state, a.seat, "turn"))
     state = state.with_seat(a.seat, mana=s.mana - paid,
                             active=s.active + (Active(a.card, a.skill, sk.continuous or "turn_end"),))
     events.append(SkillActivated(a.seat, a.card, a.skill, paid))
-    return _use_trait(state, a.seat, a.card, a.skill, events)
+    state = _use_trait(state, a.seat, a.card, a.skill, events)
+    return _after_action(state, events)
 
 
 def _after_action(state: GameState, events: Events) -> GameState:
-    """A turn with 2 actions done, or nothing left to do, ends by itself."""
+    """A turn with 2 actions done ends by itself — unless a continuous turn skill can still
+    be activated, which the seat may do at any point of its turn (RULINGS R23)."""
     t = state.battle.turn
-    if t.actions >= 2:
+    if t.actions >= 2 and not _activations(state, t.seat):
         return _end_turn(state, "actions", events)
     return state
 
@@ -1044,12 +1189,15 @@ def apply_done(state: GameState, a: Done, events: Events) -> GameState:
 
 
 def _finish_skills(state: GameState, events: Events) -> GameState:
-    """§6 アタック 3: pay the mana of every declared skill (after reductions)."""
+    """§6 アタック 3: pay the mana of every declared skill (after reductions); the
+    continuous ones among them turn their cards sideways (`_continue`)."""
     atk = state.battle.attack
-    paid = cost_of(state, atk.skills)
+    paid = cost_of(state, atk.skills,
+                   in_effect(state, atk.attacker, "counter" if atk.counter else "attack"))
     s = state.seats[atk.attacker]
     state = state.with_seat(atk.attacker, mana=s.mana - paid)
     events.append(ManaPaid(atk.attacker, paid, s.mana - paid))
+    state = _continue(state, atk.attacker, atk.skills, events)
     if atk.counter:
         return _defense_stage(state, events)
     state = _set_attack(state, stage="targets")
@@ -1104,14 +1252,31 @@ def _defense_stage(state: GameState, events: Events) -> GameState:
     return _unluck_stage(state, events)
 
 
+def _continue(state: GameState, seat: int, declared: Iterable[tuple[str, str]],
+              events: Events) -> GameState:
+    """§6 継続スキル 「継続スキルを発動したときは、そのスキルを持つカードを横向きにします。
+    カードが横向きの間、そのスキルは発動中です」: a continuous skill declared in an attack,
+    counter or defense stays in effect, once paid, until its end timing — a defense skill
+    keeps reducing the next attack of the round with no second payment (RULINGS R23)."""
+    cards = state.cards
+    new = tuple(Active(c, x, cards.skill(x).continuous) for c, x in declared
+                if cards.skill(x).continuous)
+    if not new:
+        return state
+    for a in new:
+        events.append(SkillActivated(seat, a.card, a.skill, 0))
+    return state.with_seat(seat, active=state.seats[seat].active + new)
+
+
 def _finish_defense(state: GameState, seat: int, events: Events) -> GameState:
     atk = state.battle.attack
     mine = tuple((c, s) for d, c, s in atk.defense if d == seat)
-    paid = cost_of(state, mine)
+    paid = cost_of(state, mine, in_effect(state, seat, defense_process(atk.counter)))
     s = state.seats[seat]
     state = state.with_seat(seat, mana=s.mana - paid)
     if mine:
         events.append(ManaPaid(seat, paid, s.mana - paid))
+    state = _continue(state, seat, mine, events)
     state = _set_attack(state, defenders_done=atk.defenders_done + (seat,), defender=None)
     return _defense_stage(state, events)
 
@@ -1141,16 +1306,17 @@ def _crit_targets(state: GameState, atk: Attack) -> set[int]:
     here = state.seats[atk.attacker].area
     # §6 「スキルにクリティカルを発生させる効果がある場合も、その効果の条件を満たすと
     # クリティカルが発生します」 (RULINGS R28): cause_crit at its distance (or any)
-    caused = [e.value for e in _effects(state, atk.skills, "cause_crit")]
+    caused = [e.value for e in _effects(state, attack_applied(state, atk), "cause_crit")]
     return {t for t in atk.targets
             if (d := distance(here, state.seats[t].area)) == crit
             or any(v is None or v == d for v in caused)}
 
 
-def _defense_skills(state: GameState, atk: Attack, seat: int) -> list[tuple[str, str]]:
-    declared = [(c, s) for d, c, s in atk.defense if d == seat]
-    declared += [(x.card, x.skill) for x in state.seats[seat].active]
-    return declared
+def _defense_skills(state: GameState, atk: Attack, seat: int) -> tuple[tuple[str, str], ...]:
+    """A target's skills that apply to this attack or counter (被攻撃時): the declared
+    ones and its continuous skills in effect that fit (`applied`, RULINGS R23)."""
+    declared = tuple([(c, s) for d, c, s in atk.defense if d == seat])
+    return applied(state, in_effect(state, seat, defense_process(atk.counter)), declared)
 
 
 def _fill_bag(state: GameState, events: Events) -> GameState:
@@ -1161,7 +1327,7 @@ def _fill_bag(state: GameState, events: Events) -> GameState:
     bag = [str(c) for c in card.chips]
     if not atk.unluck_used:
         bag.append("miss")
-    extra = sum(e.count for e in _effects(state, atk.skills, "add_crit_chips"))
+    extra = sum(e.count for e in _effects(state, attack_applied(state, atk), "add_crit_chips"))
     if atk.counter:
         crits = extra
     else:
@@ -1177,7 +1343,7 @@ def _fill_bag(state: GameState, events: Events) -> GameState:
 
 
 def _draw_limit(state: GameState, atk: Attack) -> Optional[int]:
-    fixed = _effects(state, atk.skills, "fixed_draws")
+    fixed = _effects(state, attack_applied(state, atk), "fixed_draws")
     return fixed[0].count if fixed else None
 
 
@@ -1255,7 +1421,7 @@ def _damage_for(state: GameState, atk: Attack, target: int, crit_targets: set[in
     if "miss" in atk.drawn:
         return 0
     crit_value = 2
-    att = _effects(state, atk.skills, "crit_value")
+    att = _effects(state, attack_applied(state, atk), "crit_value")
     if att:
         crit_value = att[0].value
     mine = _defense_skills(state, atk, target)
@@ -1329,7 +1495,7 @@ def _counter_blocked(state: GameState, atk: Attack, crit_targets: set[int]) -> s
     に適用するターゲットの指示がある場合は、その指示を優先します」: or only the targets it names,
     those with a crit (`targets = "crit"`) or those without (`"not_crit"`) (RULINGS R29)."""
     out: set[int] = set()
-    for e in _effects(state, atk.skills, "counter_block"):
+    for e in _effects(state, attack_applied(state, atk), "counter_block"):
         if e.targets is None:
             out |= set(atk.targets)
         elif e.targets == "crit":

@@ -32,7 +32,11 @@ from .files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_number_at,
 STATS: tuple[str, ...] = ("mana", "str", "int", "dex", "def", "agi")
 PARTS: tuple[str, ...] = ("head", "body", "arms", "legs")
 RANGES: tuple[str, ...] = ("short", "mid", "long")
-TIMINGS: tuple[str, ...] = ("attack", "counter", "any", "defend", "turn")
+# §6 アタックとスキルの使用タイミング / 攻撃: attack = アタック時, counter = カウンター時,
+# any = both, defend = 被攻撃時 (the target of an attack or of a counter, RULINGS R15),
+# countered = 被カウンター時 (the attacker whose attack is countered: the target of the
+# counter), turn = in one's own turn (continuous skills, R23).
+TIMINGS: tuple[str, ...] = ("attack", "counter", "any", "defend", "countered", "turn")
 EFFECT_KINDS: tuple[str, ...] = (
     "range",             # a range skill: short | mid | long            (§6 アタックカードの距離)
     "add_zero_chips",    # defense: add `count` zero chips to the bag   (§6 防御スキル)
@@ -237,6 +241,10 @@ class Skill:
         _check(self.timing in TIMINGS, f"timing must be one of {', '.join(TIMINGS)}", "timing")
         _check(self.continuous in (None, "turn_end", "next_turn_start"),
                "continuous must be turn_end or next_turn_start", "continuous")
+        # §6 アタックカードの距離: a range skill is chosen anew for each attack or counter
+        _check(not (self.continuous and self.effect.kind == "range"),
+               "a range skill cannot be continuous (one range is chosen per attack)",
+               "continuous")
 
 
 @frozen

@@ -32,6 +32,7 @@ from .build import available_material, final_stats, violations
 from .cards import CardSet, check_playable, default_cards
 from .events import (Appraised, AuctionUsed, BidCardChosen, BidPlaced, BidRoundStarted,
                      BidsRevealed, BuildConfirmed, BuildRevealed, BuildStarted, CardAssigned,
+                     CardMaterialized,
                      CardPicked, CardRemoved, CardsReturned, DeckReshuffled, DieRolled,
                      DraftEnded, Event, GuildsDealt, HandDealt, HandsPassed, OrderDecided,
                      Passed, PhaseStarted, RaceChosen, RacesDealt, RevealedBid,
@@ -355,8 +356,9 @@ _BUILD_MEMO: dict[int, tuple[SeatState, CardSet, int, tuple[Action, ...]]] = {}
 
 def _build_list(cards: CardSet, s: int, seat: SeatState) -> list[Action]:
     """ChooseRace, then per card of the hand Assign to equip (and to materialize, a
-    defense card), per equipped and materialized card Assign to unused, per equipped
-    defense card Assign to materialize, per materialized card Assign to equip; Confirm."""
+    defense card), per equipped card Assign to unused, per equipped defense card Assign
+    to materialize; Confirm. A materialized card is in the discard pile for good (§5-4
+    「マテリアル化した装備カードは、表向きで装備カードの捨て山へ置きます」, RULINGS R6)."""
     made = _MADE.get((cards, s))
     if made is None:
         if len(_MADE) >= 64:
@@ -367,21 +369,19 @@ def _build_list(cards: CardSet, s: int, seat: SeatState) -> list[Action]:
         for c in seat.hand:
             out += made[c][0]
         out += [made[c][1] for c in seat.equipped]
-        out += [made[c][1] for c in seat.materialized]
         for c in seat.equipped:
             out += made[c][2]
-        out += [made[c][3] for c in seat.materialized]
     except KeyError:            # first time for a card or race: make its actions, again
         for r in seat.race_candidates:
             made.setdefault(("race", r), ChooseRace(s, r))
-        for c in seat.hand + seat.equipped + seat.materialized:
+        for c in seat.hand + seat.equipped:
             if c not in made:
                 equip, unused = Assign(s, c, "equip"), Assign(s, c, "unused")
                 if cards.card(c).is_attack:
-                    made[c] = ((equip,), unused, (), equip)
+                    made[c] = ((equip,), unused, ())
                 else:
                     mat = Assign(s, c, "materialize")
-                    made[c] = ((equip, mat), unused, (mat,), equip)
+                    made[c] = ((equip, mat), unused, (mat,))
         return _build_list(cards, s, seat)
     if seat.race is not None:
         out.append(_CONFIRM[s] if s < len(_CONFIRM) else Confirm(s))
@@ -390,7 +390,7 @@ def _build_list(cards: CardSet, s: int, seat: SeatState) -> list[Action]:
 
 # Per card set and seat: the seat's build actions, made once (actions are values, so one
 # object serves every list): per race candidate its ChooseRace; per card (from the hand,
-# to unused, equipped to materialize, materialized to equip).
+# to unused, equipped to materialize).
 _MADE: dict[tuple[CardSet, int], dict[str, object]] = {}
 _CONFIRM = tuple(Confirm(s) for s in range(5))
 _UNCONFIRM = tuple(Unconfirm(s) for s in range(5))
@@ -501,10 +501,10 @@ def _check_build(state: GameState, s: int, a: Action) -> bool:
     if kind is Assign:
         c, to = a.card, a.to
         if to == "equip":
-            return c in seat.hand or c in seat.materialized
+            return c in seat.hand
         if to == "materialize":
             return (c in seat.hand or c in seat.equipped) and not state.cards.card(c).is_attack
-        return c in seat.equipped or c in seat.materialized          # "unused"
+        return c in seat.equipped                                    # "unused"
     if kind is ChooseRace:
         return a.race in seat.race_candidates and a.race != seat.race
     if kind is Confirm:
@@ -571,7 +571,9 @@ def refusal(state: GameState, action: object) -> Refusal:
             return no("card_not_in_hand", card=card, seat=s)
         return no("attack_card_bid", card=card)
     if decision.kind == "build" and isinstance(action, Assign):
-        if card not in seat.hand + seat.equipped + seat.materialized:
+        if card in seat.materialized:           # §5-4: it lies face up in the discard (R6)
+            return no("materialized_final", card=card, seat=s)
+        if card not in seat.hand + seat.equipped:
             return no("card_not_owned", card=card, seat=s)
         zone = "equip" if card in seat.equipped else "materialize" if card in seat.materialized \
             else "unused"
@@ -873,28 +875,32 @@ def _apply_race(state: GameState, a: ChooseRace, events: Events) -> GameState:
 
 
 def _apply_assign(state: GameState, a: Assign, events: Events) -> GameState:
-    """§5-4: move a card between unused (the hand), equipped and materialized. Nothing is
-    public until every seat has confirmed."""
+    """§5-4: move a card between unused (the hand) and equipped — hidden until every seat
+    has confirmed (「使用するカードと使用しないカードを分け、どちらも…伏せておきます」) — or
+    materialize it: 「装備カードを捨てて獲得マテリアルを得る処理をマテリアル化と呼びます。
+    …マテリアル化した装備カードは、表向きで装備カードの捨て山へ置きます。」 The card goes face
+    up to the defense discard at once, where every seat sees it (event `CardMaterialized`),
+    and never comes back (RULINGS R6)."""
     i = a.seat
     s = state.seats[i]
     c = a.card
     hand, equipped, materialized = s.hand, s.equipped, s.materialized
+    if a.to == "materialize":
+        seats = list(state.seats)
+        seats[i] = _CH["zones"](s, _without(hand, c), _without(equipped, c), materialized + (c,))
+        events.append(CardMaterialized(i, c))
+        return evolve(state, seats=tuple(seats), defense_discard=state.defense_discard + (c,))
     if c in hand:                   # `_without` of each zone, written out (issue 16)
         k = hand.index(c)
         hand = hand[:k] + hand[k + 1:]
     if c in equipped:
         k = equipped.index(c)
         equipped = equipped[:k] + equipped[k + 1:]
-    if c in materialized:
-        k = materialized.index(c)
-        materialized = materialized[:k] + materialized[k + 1:]
     to = a.to
     if to == "unused":
         hand += (c,)
-    elif to == "equip":
-        equipped += (c,)
     else:
-        materialized += (c,)
+        equipped += (c,)
     got = _ASSIGNED.get(id(a))          # events are values: one per action object
     if got is None or got[0] is not a:
         if len(_ASSIGNED) >= 5_000:
@@ -954,8 +960,8 @@ def _seat_violations(state: GameState, i: int):
 
 
 def available_of(state: GameState, seat: int) -> int:
-    """§5-4 利用可能マテリアル of a seat: from its materialized cards before the reveal;
-    fixed at the reveal, when those cards go to the defense discard."""
+    """§5-4 利用可能マテリアル of a seat: from its materialized cards (public, in the
+    defense discard since they were materialized); fixed at the reveal."""
     s = state.seats[seat]
     if s.revealed:
         return s.material
@@ -964,8 +970,8 @@ def available_of(state: GameState, seat: int) -> int:
 
 def _reveal_from(state: GameState, seat: int, done: int, events: Events) -> GameState:
     """§5-4 公開確認: reveal builds one by one clockwise from the start seat; a seat whose
-    build breaks a rule removes cards of its choice until it is legal. Materialized cards
-    go face up to the defense discard."""
+    build breaks a rule removes cards of its choice until it is legal. (Materialized cards
+    are in the defense discard already: they went there when materialized.)"""
     n = state.players
     while done < n:
         s = state.seats[seat]
@@ -973,9 +979,7 @@ def _reveal_from(state: GameState, seat: int, done: int, events: Events) -> Game
             v = _seat_violations(state, seat)
             events.append(BuildRevealed(seat, s.race, s.equipped, s.materialized,
                                         tuple(x.code for x in v)))
-            state = state.with_seat(seat, revealed=True, materialized=(),
-                                    material=available_of(state, seat))
-            state = evolve(state, defense_discard=state.defense_discard + s.materialized)
+            state = state.with_seat(seat, revealed=True, material=available_of(state, seat))
         if _seat_violations(state, seat):
             return evolve(state, reveal_seat=seat)
         seat = (seat + 1) % n

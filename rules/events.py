@@ -183,6 +183,14 @@ class CardAssigned(Event):
 
 
 @frozen
+class CardMaterialized(Event):
+    """§5-4 マテリアル化: the card lies face up in the defense discard from now on —
+    public, as the discard is (RULINGS R6)."""
+    seat: int
+    card: str
+
+
+@frozen
 class BuildConfirmed(Event):
     seat: int
     confirmed: bool = True             # False: the seat changed its build again
@@ -380,4 +388,4 @@ class CounterDeclined(Event):
 @frozen
 class GameOver(Event):
     winners: tuple[int, ...]
-    reason: str                         # vp | round_limit | no_attacks
+    reason: str                         # "vp" (a table: "agreement", RULINGS R19)

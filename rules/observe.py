@@ -35,6 +35,8 @@ class SeatView:
     race: Optional[str] = None         # after the reveal
     equipped: tuple[str, ...] = ()     # after the reveal
     material: int = 0                  # after the reveal
+    # §5-4 マテリアル化: face up in the defense discard from the moment it is done (R6)
+    materialized: tuple[str, ...] = ()
     # §6 battle — all public
     hp: int = 6
     mana: int = 0
@@ -106,7 +108,7 @@ def observe(state: GameState, seat: int) -> Observation:
             face_down_bids=face_down, passed=passed,
             confirmed=s.confirmed, auction_used=s.auction_used,
             race=s.race if show else None, equipped=s.equipped if show else (),
-            trait_used=s.trait_used,
+            materialized=s.materialized, trait_used=s.trait_used,
             material=s.material if show else 0, hp=s.hp, mana=s.mana, vp=s.vp,
             unluck=s.unluck, area=s.area, entered=s.entered, knocked_out=s.knocked_out,
             low=s.low, active=s.active))

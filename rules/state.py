@@ -190,7 +190,7 @@ class GameState(_Value):
     order: tuple[int, ...] = ()         # §5-4 処理順: seats, first to act first
     battle: Optional["BattleState"] = None
     winners: tuple[int, ...] = ()
-    end_reason: Optional[str] = None    # "vp" | "round_limit" | "no_attacks"
+    end_reason: Optional[str] = None    # "vp": the only end of the rules (RULINGS R19)
     script: Script = Script()
 
     @property

@@ -550,7 +550,8 @@ class TacticalApp(App):
             # still follows the table; screens change once the dialog is closed
             scr = self._viewer_screen()
             update = self.feeds[scr.seat].latest if scr is not None else None
-            if update is not None and update.observation.phase == scr.phase:
+            if update is not None and ("over" if update.over else update.observation.phase) \
+                    == scr.phase:
                 scr.show(update)
             elif update is not None:         # another phase: its top bar follows
                 scr.follow_turn(update)
@@ -579,7 +580,7 @@ class TacticalApp(App):
     def _show(self, update, fresh: bool = False) -> None:
         """The viewer's phase screen, refreshed with `update` (a new screen when the
         phase or the seat changed)."""
-        phase = update.observation.phase
+        phase = "over" if update.over else update.observation.phase   # or ended by agreement
         scr = self._phase_screen()
         if not fresh and scr is not None and scr.seat == self.viewer and scr.phase == phase:
             scr.show(update)
@@ -721,6 +722,38 @@ class TacticalApp(App):
             self.notify(t("undo.done", self.lang))
             self.call_later(self._sync)
         return self._answered(result, refused, applied)
+
+    def action_end_by_agreement(self) -> None:
+        """Propose (or agree) to end the game by agreement, after asking: the rules end a
+        game only at 5 VP (RULINGS R19), so a table lets its players end one that will
+        not end — with no winner. Every human seat must agree: at this terminal (solo,
+        hotseat) the one answer counts for all its seats; at a server's table each
+        player answers for theirs."""
+        live = self.live
+        if live is None or not hasattr(live, "agree_end") or not self.feeds:
+            return
+        update = self.feeds[self.viewer].latest
+        if update is None or update.over:
+            return
+        if update.observation.phase != "battle":
+            self.notify(t("refused.end_not_now", self.lang))
+            return
+        seats = tuple(self.feeds)
+        others = [s for s, kind in enumerate(update.seats) if kind == "human" and s not in seats]
+
+        def done(yes) -> None:
+            if not yes:
+                return
+            result = live.agree_end(seats)
+            code = getattr(result, "code", None)
+            if code is not None:
+                self.notify(t("refused." + code, self.lang) if ("refused." + code) in TUI
+                            else code, severity="warning")
+            elif others and not getattr(self.feeds[self.viewer].latest, "over", False):
+                self.notify(t("end.proposed", self.lang))
+            self.call_later(self._sync)
+        question = t("end.ask_others" if others else "end.ask", self.lang)
+        self.push_screen(localized(ConfirmScreen, self.lang)(question), done)
 
     def action_save_replay(self) -> None:
         """Game over: keep the finished game as a replay file."""

@@ -18,9 +18,15 @@ RANGE_NAMES = {"ja": {"short": "近距離", "mid": "中距離", "long": "遠距�
                "en": {"short": "Short", "mid": "Mid", "long": "Long"}}
 TIMING = {
     "ja": {"attack": "アタック時", "counter": "カウンター時", "any": "アタック・カウンター時",
-           "defend": "被攻撃時", "turn": "自分の手番（継続）"},
+           "defend": "被攻撃時", "countered": "被カウンター時", "turn": "自分の手番（継続）"},
     "en": {"attack": "On attack", "counter": "On counter", "any": "On attack or counter",
-           "defend": "When attacked", "turn": "In your turn (continuous)"},
+           "defend": "When attacked", "countered": "When countered",
+           "turn": "In your turn (continuous)"},
+}
+CONTINUOUS = {
+    "ja": {"turn_end": "継続: その手番の終了まで", "next_turn_start": "継続: 次の自分の手番の開始まで"},
+    "en": {"turn_end": "continuous: until the end of the turn",
+           "next_turn_start": "continuous: until your next turn"},
 }
 TYPE_NAMES = {
     "ja": {"armor": "防具", "shield": "盾", "accessory": "アクセサリ", "weapon": "武器", "magic": "魔法"},
@@ -58,7 +64,7 @@ def effect_text(e: Effect, timing: str, lang: str) -> str:
                 if ja else
                 f"In an attack, add {_plural(e.count, 'more critical chip')} when a critical occurs; in a counter, put {e.count} into the counter bag.")
     if k == "crit_value":
-        if timing == "defend":
+        if timing in ("defend", "countered"):
             return (f"このターゲットに対して、引いたクリティカルチップを{e.value}として数える。" if ja else
                     f"Against this target a drawn critical chip counts {e.value}.")
         return (f"引いたクリティカルチップを{e.value}として数える。" if ja else
@@ -119,6 +125,8 @@ def skill_text(cards: CardSet, sk: Skill, lang: str) -> str:
     head = [requires_text(sk.requires, lang),
             (f"魔力{sk.mana}" if lang == "ja" else f"mana {sk.mana}"),
             TIMING[lang][sk.timing]]
+    if sk.continuous:                   # §6 継続スキル: in effect until its end timing
+        head.append(CONTINUOUS[lang][sk.continuous])
     if sk.exclusive:
         head.append("併用不可" if lang == "ja" else "exclusive")
     if sk.combines:

@@ -186,6 +186,7 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     """Play a game between random players and print every public event (to `out`, by
     default the standard output of the moment)."""
     from ai import RandomPlayer
+    from ai.selfplay import ROUND_CAP, unfinished
     from rules import Config, apply, legal_actions, new_game, observe
 
     from .text import Describer
@@ -203,6 +204,9 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
         legal = legal_actions(state)
         if not legal:
             break
+        if unfinished(state):       # the rules end a game only at 5 VP (RULINGS R19)
+            print(ui("headless.unfinished", lang, rounds=ROUND_CAP), file=out)
+            return 0
         seat = legal[0].seat
         obs = observe(state, seat)
         action = bots[seat].choose(obs, obs.legal)

@@ -64,6 +64,9 @@ TEXT = {
                        "en": "Save replay: there is no game being played"},
     "quit": {"ja": "終了", "en": "Quit"},
     "quit.help": {"ja": "TACTICALを終了（ゲームは保存済み）", "en": "Leave TACTICAL (the game is saved)"},
+    "end": {"ja": "合意でゲームを終える", "en": "End the game by agreement"},
+    "end.help": {"ja": "全員の人間の席が同意すると、勝者なしで終わります（ルールでは勝利点5だけがゲームを終えます）",
+                 "en": "When every human seat agrees, the game ends with no winner (the rules end it only at 5 VP)"},
     "title": {"ja": "タイトルへ", "en": "Back to the title"},
     "title.help": {"ja": "今のゲームは保存されたまま", "en": "The current game stays saved"},
 }
@@ -132,7 +135,15 @@ def in_game(app) -> bool:
 
 def game_over(app) -> bool:
     table = getattr(app, "table", None)
-    return table is not None and table.state.phase == "over"
+    return table is not None and bool(getattr(table, "over", False))
+
+
+def in_battle(app) -> bool:
+    """A game in its battle, not over: where ending by agreement is offered."""
+    feeds = getattr(app, "feeds", None) or {}
+    latest = getattr(feeds.get(getattr(app, "viewer", None)), "latest", None)
+    return latest is not None and not latest.over and latest.observation.phase == "battle" \
+        and hasattr(getattr(app, "live", None), "agree_end")
 
 
 def commands(app) -> Iterator[tuple[str, str, Callable[[], None], str]]:
@@ -159,6 +170,8 @@ def commands(app) -> Iterator[tuple[str, str, Callable[[], None], str]]:
         if abs(s - app.ai_delay) > 1e-9:
             yield item("delay", partial(set_delay, app, s),
                        ct("delay.help", lang, now=app.ai_delay), s=s)
+    if in_battle(app):
+        yield item("end", app.action_end_by_agreement)
     if game_over(app):
         yield item("replay", app.action_save_replay)
     else:

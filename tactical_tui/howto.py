@@ -169,6 +169,8 @@ Golden Hawk's Auction and Amethyst's Appraisal: see the guild traits page.""",
 マテリアルの予算
   装備する防具・盾・アクセサリの装備コスト合計 ≦ 利用可能マテリアル
   利用可能マテリアル ＝ マテリアル化したカードの獲得マテリアル ＋ ギルド特性
+  マテリアル化したカードはその場で表向きに捨て山へ置かれ、全員に見え、
+  戻せません（装備と未使用は伏せたまま）。
   アタックカード（武器・魔法）に装備コストはありません。
   余ったマテリアルは持ち越しません。
 
@@ -188,6 +190,8 @@ The build
 The material budget
   total equip cost of your armor, shields, accessories ≤ available material
   available material = material of your materialized cards + guild trait
+  A materialized card goes face up to the discard at once: everyone sees
+  it, and it cannot come back (equipped and unused cards stay hidden).
   Attack cards (weapons, magic) have no equip cost.
   Material left over is not kept.
 

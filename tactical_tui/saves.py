@@ -200,6 +200,12 @@ class SaveData:
     # rules.cards.fingerprint of the card data the game was played with; "" in saves
     # written before it was recorded (they load, see `check_card_data`)
     card_data: str = ""
+    # how a game ended outside the rules: "agreement" — its players agreed to end it,
+    # with no winner (rules RULINGS R19: only 5 VP ends a game in the rules); "" if not
+    ended: str = ""
+
+
+ENDINGS = ("", "agreement")
 
 
 def action_to_dict(action) -> dict:
@@ -239,6 +245,8 @@ def to_json(data: SaveData) -> str:
         "ai": [_note_to_dict(x) for x in data.ai],
         "card_data": data.card_data,
     }
+    if data.ended:
+        raw["ended"] = data.ended
     return json.dumps(raw, ensure_ascii=False, indent=1)
 
 
@@ -274,7 +282,8 @@ class SaveText:
             "seats": [_conv.unstructure(s) for s in data.seats]}, ensure_ascii=False)
         return (f'{head[:-1]}, "actions": [\n{self._lines(self._actions, data.actions, action_to_dict)}'
                 f'\n], "ai": [\n{self._lines(self._notes, data.ai, _note_to_dict)}'
-                f'\n], "card_data": {json.dumps(data.card_data, ensure_ascii=False)}}}')
+                f'\n], "card_data": {json.dumps(data.card_data, ensure_ascii=False)}'
+                + (f', "ended": {json.dumps(data.ended)}' if data.ended else '') + '}')
 
 
 def _note_to_dict(note: AINote) -> dict:
@@ -553,6 +562,9 @@ def parse(text: str, source: str) -> SaveData:
         for name, f in fields.items():          # the rest (finished, card_data, …) by type
             if name not in values and name != "lang" and name in raw:
                 values[name] = _field(raw, name, f.type)
+        if values.get("ended", "") not in ENDINGS:
+            raise _Bad("not_one_of", "ended", value=_shown(values["ended"])[1],
+                       allowed=tuple(_shown(x)[1] for x in ENDINGS))
     except _Bad as bad:
         if bad.code == "missing":
             raise SaveError(source, "missing", key=bad.where) from None

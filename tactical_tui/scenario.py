@@ -43,7 +43,6 @@ import attrs
 from rules import (ACTION_TYPES, CardDataError, Config, IllegalAction, apply, explain_illegal,
                    legal_actions, new_game, pending)
 from rules import events as E
-from rules.battle import ROUND_LIMIT
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 from rules.cards import STATS, CardSet, Requirements, Stats, default_cards, parse_cards
 from rules.engine import copies_of
@@ -69,6 +68,10 @@ EVENTS: dict[str, type] = {name: cls for name, cls in vars(E).items()
 NONE = "none"          # how a scenario writes Python's None (TOML has no null)
 # The largest scenario file read (they are a few KB): README "Files and limits".
 MAX_SCENARIO_BYTES = 1024 * 1024
+
+# The largest battle round a scenario may set: the rules have no round limit (§6, RULINGS
+# R19); this only bounds a number read from a file.
+MAX_ROUND = 10_000
 
 
 class ScenarioError(Exception):
@@ -558,6 +561,8 @@ class _Builder:
         for k, everything in (("defense_deck", defense_all), ("attack_deck", attack_all)):
             if not table.has(k):
                 piles[k] = tuple(c for c in everything if c not in self.placed)
+        # §5-4 (RULINGS R6): a seat's materialized cards lie face up in the defense discard
+        piles["defense_discard"] += tuple(c for s in seats for c in s.materialized)
         script, dice_seats = _script(self.path, self.raw)
         if bidding is not None and not bidding.current:
             # the draft: the first round's targets are the top of the attack deck (§5-2)
@@ -777,7 +782,7 @@ class _Builder:
 
     def battle(self, seats: list[SeatState]) -> tuple[tuple[int, ...], BattleState]:
         r = _Reader(self.path, "[battle]", self.raw.get("battle", {}), BATTLE_KEYS)
-        rnd = r.get("round", int, 1, 0, ROUND_LIMIT)
+        rnd = r.get("round", int, 1, 0, MAX_ROUND)
         order = r.ints("order", 0, self.n - 1, tuple(range(self.n)))
         if sorted(order) != list(range(self.n)):
             raise r.error(f"must list every seat 0..{self.n - 1} once", "order")
@@ -1910,8 +1915,11 @@ def _position_problem(state: GameState) -> Optional[tuple[str, str]]:
                 state.cards.race(r)
             except KeyError:
                 return f"seats[{i}].race", f"no race {r!r}"
-        piles += [(f"seats[{i}].{k}", getattr(s, k)) for k in ("hand", "picks", "equipped",
-                                                            "materialized")]
+        piles += [(f"seats[{i}].{k}", getattr(s, k)) for k in ("hand", "picks", "equipped")]
+        for c in s.materialized:        # a record: the card lies in the discard (R6)
+            if c not in state.defense_discard:
+                return (f"seats[{i}].materialized",
+                        f"{c!r} is materialized, so it must be in defense_discard (§5-4)")
     if state.bidding is not None:
         piles += [("bidding.current", state.bidding.current),
                   ("bidding.upcoming", state.bidding.upcoming),

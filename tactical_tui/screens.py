@@ -21,7 +21,7 @@ from .i18n import TUI, clip, pad, t
 from .safe import as_text, lines_text
 from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
 from .logview import LogView
-from .widgets import BaseScreen, QuestionList, card_line, key_gate, wrapped
+from .widgets import BaseScreen, ConfirmScreen, QuestionList, card_line, key_gate, localized, wrapped
 
 
 SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
@@ -648,17 +648,34 @@ class BuildScreen(GameScreen):
             return
         if self.zone_of(obs, c) == zone:
             return
+        if c in obs.materialized:       # §5-4: face up in the discard for good (R6)
+            self.app.notify(self.tr("build.materialized_final",
+                                    card=self.cards.card(c).name.get(self.lang)))
+            return
+        if zone == "materialize" and not self.cards.card(c).is_attack:
+            self.ask_materialize(c)
+            return
         self.send(A.Assign(self.seat, c, zone))
 
+    def ask_materialize(self, c: str) -> None:
+        """§5-4 マテリアル化 (RULINGS R6): public and final — asked before it is sent."""
+        card = self.cards.card(c)
+        action = A.Assign(self.seat, c, "materialize")
+
+        def done(yes) -> None:
+            if yes and self.latest is not None and action in self.obs.legal:
+                self.send(action)
+        self.app.push_screen(localized(ConfirmScreen, self.lang)(self.tr(
+            "build.materialize_ask", card=card.name.get(self.lang), material=card.material)),
+            done)
+
     def action_cycle(self) -> None:
+        """Enter: unused ↔ equipped (materializing is `m`: asked first, final)."""
         c = self.highlighted_card()
         if c is None:
             return
-        order = ["unused", "equip", "materialize"]
-        if self.cards.card(c).is_attack:
-            order = ["unused", "equip"]
         z = self.zone_of(self.obs, c)
-        self.action_zone(order[(order.index(z) + 1) % len(order)])
+        self.action_zone("unused" if z == "equip" else "equip")
 
     def on_option_list_option_selected(self, event) -> None:
         self.action_cycle()
@@ -944,8 +961,9 @@ class GameOverScreen(GameScreen):
         who = ", ".join(t("seat", self.lang, n=w + 1) + self.player_name(w) for w in state.winners) \
             or t("over.nobody", self.lang)
         lines.append(self.tr("over.winner", who=who))
-        if state.end_reason:
-            lines.append(t("over." + state.end_reason, self.lang, who=who))
+        reason = state.end_reason or getattr(self.latest, "ended", "")   # or by agreement
+        if reason:
+            lines.append(t("over." + reason, self.lang, who=who))
         lines.append("")
         lines.append(self.tr("over.standings") + ":")
         ranked = sorted(range(len(state.seats)), key=lambda i: -state.seats[i].vp)

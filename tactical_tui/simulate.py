@@ -11,6 +11,7 @@ from typing import Iterable, Optional
 from attrs import frozen
 
 from ai import make_player
+from ai.selfplay import running
 from rules import Config, apply, new_game, observe, pending
 from rules.cards import CardSet, default_cards
 
@@ -34,7 +35,7 @@ def play_one(levels: tuple[str, ...], seed: int, cards: Optional[CardSet] = None
     state, _ = new_game(Config(players=len(levels)), cards, seed)
     spent: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
     actions = 0
-    while state.phase != "over":
+    while running(state):               # or given up after ROUND_CAP rounds: unfinished
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         t = time.perf_counter()
@@ -46,7 +47,7 @@ def play_one(levels: tuple[str, ...], seed: int, cards: Optional[CardSet] = None
         actions += 1
     builds = tuple((s.race or "", s.guild, tuple(sorted({cards.card(c).id for c in s.equipped})))
                    for s in state.seats)
-    return GameResult(levels, state.winners, state.end_reason,
+    return GameResult(levels, state.winners, state.end_reason or "unfinished",
                       state.battle.round if state.battle else 0, actions,
                       tuple((k, v[0], v[1]) for k, v in spent.items()), builds)
 

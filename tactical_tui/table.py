@@ -26,6 +26,7 @@ from typing import Callable, Optional
 from attrs import define, field, frozen
 
 from ai import make_player
+from ai.selfplay import unfinished
 from rules import Config, GameState, IllegalAction, apply, new_game, observe, pending
 from rules import events as E
 from rules.actions import Action
@@ -70,6 +71,9 @@ class GameTable:
     save_problem: Optional[str] = field(init=False, default=None)   # English, for logs
     save_error: Optional[OSError] = field(init=False, default=None)  # its cause
     lock: object = None                       # saves.GameLock held on save_path while open
+    # how the game ended outside the rules: "agreement" (its players agreed to end it, no
+    # winner: the rules end a game only at 5 VP, RULINGS R19), or "" (not so)
+    ended: str = field(init=False, default="")
 
     def __attrs_post_init__(self) -> None:
         if len(self.seats) != self.config.players:
@@ -93,7 +97,7 @@ class GameTable:
                         tuple(SeatEntry(s.human, s.level) for s in self.seats),
                         tuple(self.history), self.lang, self.over,
                         tuple(n for n in self.notes if n is not None),
-                        card_data=fingerprint(self.state.cards))
+                        card_data=fingerprint(self.state.cards), ended=self.ended)
 
     def autosave(self) -> None:
         """Write the save file (atomically); a failure is remembered, play goes on."""
@@ -135,6 +139,8 @@ class GameTable:
             if exc.code != "bad_action" or data.card_data:
                 raise
             raise SaveError(source, exc.code, exc.refusal, **exc.params, unrecorded=True) from None
+        if data.ended and not table.over:
+            table._mark_ended(data.ended)
         return table
 
     def rebuild(self, actions: list, source: str = "history", notes: Optional[list] = None
@@ -244,7 +250,28 @@ class GameTable:
 
     @property
     def over(self) -> bool:
-        return self.state.phase == "over"
+        """The game is over: by the rules (5 VP), or ended by its players' agreement."""
+        return self.state.phase == "over" or bool(self.ended)
+
+    # ------------------------------------------------------------------ ending
+    def end_by_agreement(self) -> list[LogEntry]:
+        """End the game because its players agree to (no winner; DESIGN "The host": *ended
+        by agreement*): what a table offers against a game that will not end, since the
+        rules end one only at 5 VP (RULINGS R19). Recorded in the save; the new log
+        entries, none if the game was over already."""
+        if self.over:
+            return []
+        entries = self._mark_ended("agreement")
+        self.autosave()
+        for listener in list(self.listeners):
+            listener(entries)
+        return entries
+
+    def _mark_ended(self, how: str) -> list[LogEntry]:
+        self.ended = how
+        entries = [LogEntry(event=E.GameOver((), how))]
+        self.log.extend(entries)
+        return entries
 
     def pending(self):
         return pending(self.state)
@@ -330,6 +357,8 @@ UNDO_BLOCKERS: dict = {
     E.ChipDrawn: "undo_chip", E.DieRolled: "undo_die", E.DeckReshuffled: "undo_reshuffle",
     E.HandDealt: "undo_cards", E.HandsPassed: "undo_cards", E.TargetsRevealed: "undo_targets",
     E.BidsRevealed: "undo_bids", E.BuildRevealed: "undo_builds", E.GameOver: "undo_game_over",
+    # §5-4: a materialized card is face up in the discard at once — seen by every seat
+    E.CardMaterialized: "undo_materialized",
 }
 
 
@@ -337,7 +366,7 @@ UNDO_BLOCKERS: dict = {
 # Plain frozen data (no widgets, no callables): what a view receives and gets back. The
 # network table of issue 17 puts these on the wire.
 
-TABLE_REFUSALS = ("wrong_seat", "table_closed")   # codes of the table, not of the rules
+TABLE_REFUSALS = ("wrong_seat", "table_closed", "end_not_now")   # codes of the table, not of the rules
 
 
 @frozen
@@ -390,6 +419,10 @@ class Update:
     seats: tuple[str, ...] = ()
     reset: bool = False
     over: bool = False
+    # ended outside the rules ("agreement"), "" if not; the human seats that agree to end
+    # the game by agreement now (every human seat must: LiveTable.agree_end)
+    ended: str = ""
+    end_votes: tuple[int, ...] = ()
 
 
 class Subscription:
@@ -479,6 +512,7 @@ class LiveTable:
         self._asked: dict[int, int] = {}
         self._reset_asked()
         self._views: dict[Optional[int], tuple[GameState, Observation]] = {}
+        self.end_votes: set[int] = set()    # human seats agreeing to end the game now
 
     # ------------------------------------------------------------------ views
     @property
@@ -526,7 +560,8 @@ class LiveTable:
         return Update(version=self.version, seat=seat, entries=tuple(entries), observation=obs,
                       turn=self.turn(), asked_at=self._asked.get(seat) if seat is not None else None,
                       undo=game.undo_refusal(seat) if seat is not None else Refused("undo_not_human"),
-                      seats=tuple(s.label() for s in game.seats), reset=reset, over=game.over)
+                      seats=tuple(s.label() for s in game.seats), reset=reset, over=game.over,
+                      ended=game.ended, end_votes=tuple(sorted(self.end_votes)))
 
     def _publish(self, entries=(), reset: bool = False) -> None:
         if self.closed:
@@ -600,6 +635,35 @@ class LiveTable:
         self._poke()
         return Applied(self.version)
 
+    # ------------------------------------------------------------------ ending by agreement
+    def agree_end(self, seats, agree: bool = True) -> Applied | Refused:
+        """Human seats (one, or several at one terminal: hotseat) agree to end the game
+        by agreement — or take their agreement back (`agree` False). When every human
+        seat agrees, the game ends, with no winner (`GameTable.end_by_agreement`); AI
+        seats always agree. Offered in the battle, where a game may never reach 5 VP (the
+        rules' only end, RULINGS R19)."""
+        seats = (seats,) if isinstance(seats, int) else tuple(seats)
+        if self.closed:
+            return Refused("table_closed")
+        if self.game.over:
+            return Refused("game_over")
+        if not seats or any(not isinstance(s, int) or not 0 <= s < len(self.game.seats)
+                            or not self.game.seats[s].human for s in seats):
+            return Refused("wrong_seat", {"seat": seats[0] if seats else None, "yours": None})
+        if self.game.state.phase != "battle":
+            return Refused("end_not_now")
+        if agree:
+            self.end_votes |= set(seats)
+        else:
+            self.end_votes -= set(seats)
+        if agree and self.end_votes >= set(self.game.humans):
+            entries = self.game.end_by_agreement()
+            self.end_votes.clear()
+            self._publish(entries)
+        else:
+            self._publish()
+        return Applied(self.version)
+
     def hint(self, seat: int):
         """What the normal AI would do for `seat` now, and why (from its observation)."""
         return self.game.hint(seat)
@@ -648,6 +712,10 @@ class LiveTable:
         an AI action in the bidding or the battle, the AI pause."""
         try:
             while not self.closed:
+                if not self.game.over and not self.game.humans and unfinished(self.game.state):
+                    # an all-AI game past the cap: ended the way players end one that will
+                    # not end (RULINGS R19; ai.selfplay.ROUND_CAP)
+                    self._publish(self.game.end_by_agreement())
                 seat = self.game.ai_to_act() if not self.game.over else None
                 if seat is None:
                     self._wake.clear()

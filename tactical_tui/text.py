@@ -52,6 +52,8 @@ UI: dict[str, dict[str, str]] = {
     "headless.title": {"ja": "TACTICAL — ランダムプレイヤー{n}人の対戦 (シード {seed})",
                        "en": "TACTICAL — a game between {n} random players (seed {seed})"},
     "headless.over": {"ja": "ゲーム終了", "en": "Game over"},
+    "headless.unfinished": {"ja": "{rounds}ラウンドを過ぎても勝利点5に届かないため、未決着のまま打ち切りました（勝者なし）",
+                            "en": "Given up unfinished: nobody reached 5 VP in {rounds} rounds (no winner)"},
     "chip.miss": {"ja": "ミス", "en": "miss"},
     "chip.crit": {"ja": "クリティカル", "en": "crit"},
     "end.stop": {"ja": "終了を選択", "en": "stopped"},
@@ -64,8 +66,7 @@ UI: dict[str, dict[str, str]] = {
     "vp.knockout": {"ja": "ノックアウト", "en": "knock-out"},
     "vp.low_knockout": {"ja": "体力4以下とノックアウト", "en": "HP 4 or less and knock-out"},
     "over.vp": {"ja": "{who}の勝利（勝利点5以上に到達）", "en": "{who} wins: 5 VP or more reached"},
-    "over.round_limit": {"ja": "ラウンド上限で終了: {who}", "en": "Round limit reached: {who}"},
-    "over.no_attacks": {"ja": "誰もアタックカードを装備していないため終了", "en": "Nobody has an attack card: the game ends"},
+    "over.agreement": {"ja": "合意により終了（勝者なし）", "en": "Ended by agreement (no winner)"},
     "over.nobody": {"ja": "勝者なし", "en": "no winner"},
 }
 
@@ -291,6 +292,9 @@ _FORMATS: dict[type, tuple[Callable, Callable]] = {
     E.CardAssigned: (
         lambda d, e: f"{d.seat(e.seat)}: {d.card(e.card)} → {ui('to.' + e.to, 'ja')}",
         lambda d, e: f"{d.seat(e.seat)}: {d.card(e.card)} → {ui('to.' + e.to, 'en')}"),
+    E.CardMaterialized: (
+        lambda d, e: f"{d.seat(e.seat)}が{d.card(e.card)}をマテリアル化（表向きで捨て山へ）",
+        lambda d, e: f"{d.seat(e.seat)} materializes {d.card(e.card)} (face up to the discard)"),
     E.BuildConfirmed: (
         lambda d, e: f"{d.seat(e.seat)}がビルドを確定" if e.confirmed else f"{d.seat(e.seat)}がビルドの確定を取り消しました",
         lambda d, e: f"{d.seat(e.seat)} confirms the build" if e.confirmed else f"{d.seat(e.seat)} takes back the confirmation"),
@@ -441,8 +445,12 @@ REFUSAL_UI: dict[str, dict[str, str]] = {
                          "en": "A move is one step to an adjacent area (+1 or -1, not {step})"},
     "illegal.rest_after_action": {"ja": "移動やアタックの後には休息できません（休息はその手番の唯一のアクションです）",
                                   "en": "No rest after a move or an attack: a rest is the turn's only action"},
-    "illegal.activate_after_attack": {"ja": "継続スキル《{skill}》はアタックの前に発動します",
-                                      "en": "Continuous skills such as {skill} are activated before the attack"},
+    "illegal.same_family_in_effect": {"ja": "同じ系統（{family}）の継続スキル《{other_skill}》が発動中です（同じ系統は1つだけ）",
+                                      "en": "{other_skill}, a continuous skill of the same family ({family}), is in effect (one per family)"},
+    "illegal.no_attack_card_no_actions": {"ja": "アタックカードを装備していないため、手番を終了することしかできません",
+                                          "en": "With no attack card equipped you can only end your turn"},
+    "illegal.materialized_final": {"ja": "{card}はマテリアル化済みです（表向きで捨て山にあり、戻せません）",
+                                   "en": "{card} was materialized: it lies face up in the discard and cannot come back"},
     "illegal.skill_already_active": {"ja": "《{skill}》はすでに発動中です", "en": "{skill} is already active"},
     # §6 アタック 1–3 / 魔力を消費するスキル / カウンター
     "illegal.card_not_equipped": {"ja": "{seat}は{card}を装備していません",
@@ -559,9 +567,9 @@ UI.update(REFUSAL_UI)
 
 _TIMING_PHRASE = {
     "ja": {"attack": "アタック時", "counter": "カウンター時", "any": "アタック時・カウンター時",
-           "defend": "被攻撃時", "turn": "自分の手番（継続スキル）"},
+           "defend": "被攻撃時", "countered": "被カウンター時", "turn": "自分の手番（継続スキル）"},
     "en": {"attack": "on attack", "counter": "on counter", "any": "on attack or counter",
-           "defend": "when attacked", "turn": "in your own turn"},
+           "defend": "when attacked", "countered": "when countered", "turn": "in your own turn"},
 }
 _KIND = {"ja": {"int": "整数（int）", "str": "文字列（str）"},
          "en": {"int": "a whole number (int)", "str": "text (str)"}}

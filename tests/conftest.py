@@ -148,7 +148,9 @@ def card_locations(state: GameState) -> list[tuple[str, str]]:
     for place in ("defense_deck", "attack_deck", "defense_discard", "attack_discard"):
         out.extend((place, c) for c in getattr(state, place))
     for i, s in enumerate(state.seats):
-        for place in ("hand", "picks", "equipped", "materialized"):
+        # `materialized` is a seat's public record of the cards it materialized: those lie
+        # in the defense discard from the moment they are (§5-4, RULINGS R6)
+        for place in ("hand", "picks", "equipped"):
             out.extend((f"seat{i}.{place}", c) for c in getattr(s, place))
     b = state.bidding
     if b is not None:

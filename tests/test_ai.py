@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 
+from ai.selfplay import running
 from ai import make_player
 from ai.chips import Solver, damage_utility, expected_damage
 from ai.explain import reason_text
@@ -28,7 +29,7 @@ def play(cards, levels, seed, collect=None):
     players = [make_player(l, seed * 7 + i, cards) for i, l in enumerate(levels)]
     state, _ = new_game(Config(players=len(levels)), cards, seed)
     steps = 0
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         if hasattr(players[seat], "choose_explained"):

@@ -14,6 +14,7 @@ import random
 import attrs
 import pytest
 
+from ai.selfplay import running
 from ai import make_player
 from ai.base import LEVELS
 from ai.explain import reason_text
@@ -34,7 +35,7 @@ def cards():
 def play(cards, players, seed, steps_cap=20000, reasons=None):
     state, _ = new_game(Config(players=len(players)), cards, seed)
     steps = 0
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         p = players[seat]
@@ -55,7 +56,7 @@ def battle_position(cards, players=4, seed=11, skip=0):
     searched decision with more than one legal action; `skip` such positions first."""
     normals = [NormalPlayer(cards, i) for i in range(players)]
     state, _ = new_game(Config(players=players), cards, seed)
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         if state.phase == "battle" and obs.pending.kind in SEARCHED and len(obs.legal) > 1:
@@ -91,7 +92,7 @@ def test_hard_searches_only_the_kinds_it_is_given(cards):
     seats = [hard] + [NormalPlayer(cards, i) for i in range(1, 4)]
     kinds = set()
     state, _ = new_game(Config(players=4), cards, 2)
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         action = seats[seat].choose(obs, obs.legal)
@@ -108,7 +109,7 @@ def test_hard_with_full_searches_finishes_games(cards, players):
     seats = [hard] + [NormalPlayer(cards, i) for i in range(1, players)]
     searched = []
     state, _ = new_game(Config(players=players), cards, players)
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         action = seats[seat].choose(obs, obs.legal)
@@ -178,7 +179,7 @@ def test_determinized_state_matches_the_observation(cards):
     normals = [NormalPlayer(cards, i) for i in range(4)]
     state, _ = new_game(Config(players=4), cards, 2)
     checked = 0
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         if state.phase == "battle":
@@ -199,7 +200,7 @@ def test_rollout_policy_is_the_normal_player(cards):
         normals = [NormalPlayer(cards, i) for i in range(4)]
         rollouts = [RolloutPlayer(cards, i) for i in range(4)]
         state, _ = new_game(Config(players=4), cards, seed)
-        while state.phase != "over":
+        while running(state):
             seat = pending(state).seats[0]
             obs = observe(state, seat)
             a = normals[seat].choose_explained(obs, obs.legal)
@@ -285,7 +286,7 @@ def test_no_older_collection_lands_inside_a_hard_decision(cards):
             hard = HardPlayer(cards, seed, budget=None, sims=2)
             seats = [hard] + [NormalPlayer(cards, i) for i in range(1, 4)]
             state, _ = new_game(Config(players=4), cards, seed)
-            while state.phase != "over":
+            while running(state):
                 seat = pending(state).seats[0]
                 obs = observe(state, seat)
                 decisions += seat == 0

@@ -1,6 +1,6 @@
 """§6 バトルの終了: the game ends the moment a seat holds 5 VP, even in the middle of a
-counter sequence; and the safety rule of docs/RULINGS.md R19 (`rules.battle.ROUND_LIMIT`,
-"no_attacks") so that no game can run forever."""
+counter sequence — and nothing else ends it (docs/RULINGS.md R19: no round limit, no
+end for want of attack cards)."""
 
 from __future__ import annotations
 
@@ -71,63 +71,54 @@ def last_turn_of_round(round, vps):
                     order=tuple(range(n)), turn=n - 1, round=round)
 
 
-@pytest.mark.parametrize("vps,winners", [
-    ((2, 3, 3), (1, 2)),        # the seats with the most VP win together
-    ((1, 0, 0), (0,)),
-    ((0, 0, 0), ()),            # nobody scored: no winner
-])
-def test_6_safety_rule_round_limit(vps, winners):
-    """RULINGS R19 (b): 「at the end of battle round 60 (`rules.battle.ROUND_LIMIT`) the game
-    ends; the seats with the most VP win together, or nobody if no VP was scored」."""
-    state = last_turn_of_round(B.ROUND_LIMIT, vps)
+@pytest.mark.parametrize("vps", [(2, 3, 3), (1, 0, 0), (0, 0, 0)])
+@pytest.mark.parametrize("round", [60, 61, 500])
+def test_6_only_five_vp_ends_the_game(vps, round):
+    """§6 「誰かが勝利点チップを5枚獲得するまで、ラウンドを繰り返します。」 (RULINGS R19): no
+    round ends the battle — round 60 (the former safety limit), 61 and 500 go on to the
+    next round, whatever the VP."""
+    state = last_turn_of_round(round, vps)
     assert pending(state).seats == (2,)
     state, ev = run(state, EndTurn(2))
-    assert GameOver(winners, "round_limit") in ev
-    assert_over(state, winners, "round_limit")
-
-
-def test_6_safety_rule_round_limit_is_played_to_its_end():
-    """RULINGS R19 (b): the game ends 「at the end of battle round 60」 — the round before it
-    ends normally and round ROUND_LIMIT (BattleState.round, 0 = entries) is played."""
-    state = last_turn_of_round(B.ROUND_LIMIT - 1, (0, 1, 0))
-    state, _ = run(state, EndTurn(2))
-    assert state.phase == Phase.BATTLE
-    assert state.battle.round == B.ROUND_LIMIT
-    assert pending(state).kind == "turn" and pending(state).seats == (0,)
-
-
-def test_6_safety_rule_not_earlier():
-    """RULINGS R19 (b): two rounds before the limit the battle simply goes on."""
-    state = last_turn_of_round(B.ROUND_LIMIT - 2, (0, 1, 0))
-    state, _ = run(state, EndTurn(2))
-    assert state.phase == Phase.BATTLE
-    assert state.battle.round == B.ROUND_LIMIT - 1
+    assert not any(isinstance(e, GameOver) for e in ev)
+    assert state.phase == Phase.BATTLE and state.battle.round == round + 1
     assert pending(state).kind == "turn" and pending(state).seats == (0,)
 
 
 @pytest.mark.parametrize("ending", ["rest", "moves"])
-def test_6_safety_rule_whatever_ends_the_last_turn(ending):
-    """RULINGS R19 (b): the round ends with its last turn however that turn ends."""
-    state = last_turn_of_round(B.ROUND_LIMIT, (0, 2, 1))
+def test_6_whatever_ends_a_late_turn_the_battle_goes_on(ending):
+    """RULINGS R19: the last turn of a round ends by a rest or by two moves, and the next
+    round begins (formerly round 60 ended the game here)."""
+    state = last_turn_of_round(60, (0, 2, 1))
     actions = [Rest(2)] if ending == "rest" else [Move(2, 1), Move(2, 1)]
     state, _ = run(state, *actions)
-    assert_over(state, (1,), "round_limit")
+    assert state.phase == Phase.BATTLE and state.battle.round == 61
 
 
-def test_6_safety_rule_no_attack_cards_at_all(dice):
-    """RULINGS R19 (a): 「if no seat has an attack card equipped when the battle starts, the
-    game ends at once with no winner」."""
+def test_6_no_attack_cards_at_all_still_enter_and_take_turns(dice):
+    """§6 アタックカードを装備していない場合 「アタックカードを1枚も装備していないプレイヤー
+    も、通常どおり6面サイコロを振り、出目と同じ番号のエリアへプレイヤーコマを置きます」
+    (RULINGS R19): with nobody holding an attack card the battle still starts — each seat
+    rolls, enters, and its one choice is to end its turn; nothing ends the game."""
     state = position(3, {0: {"equip": ["plate_mail"]}, 1: {"equip": ["barrier_shield"]},
                          2: {}})
     state = attrs.evolve(state, battle=None)
     events: list = []
+    dice(1, 2, 3)
     state = B.start_battle(state, events)
-    assert GameOver((), "no_attacks") in events
-    assert_over(state, (), "no_attacks")
+    assert not any(isinstance(e, GameOver) for e in events)
+    assert state.phase == Phase.BATTLE
+    for _ in range(7):                  # two rounds and more: only EndTurn, ever
+        seat = pending(state).seats[0]
+        assert legal_actions(state) == [EndTurn(seat)]
+        state, ev = run(state, EndTurn(seat))
+        assert not any(isinstance(e, GameOver) for e in ev)
+    assert state.battle.round >= 2 and all(s.entered for s in state.seats)
 
 
 def test_6_one_attack_card_is_enough_to_play(dice):
-    """RULINGS R19 (a) applies only when nobody has an attack card."""
+    """One attack card at the table: its holder plays; the others' turns end by themselves
+    (§6 アタックカードを装備していない場合)."""
     state = position(3, {0: {"equip": ["plate_mail"]}, 1: {"equip": ["fire_bolt"]}, 2: {}})
     state = attrs.evolve(state, battle=None)
     dice(1, 2)

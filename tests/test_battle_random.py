@@ -11,7 +11,8 @@ legal actions, on the battle test cards (every skill effect kind). After every a
   skills only) + zero chips (the largest count any one target's defense skills add);
   every target stands in the attack area (a counter's in the crit area);
 - `legal_actions` is non-empty until the phase is "over", and empty then;
-- the game ends (5 VP, or the safety rule of docs/RULINGS.md R19) within MAX_ACTIONS.
+- the game ends at 5 VP, or is given up unfinished after ai.selfplay.ROUND_CAP rounds
+  (RULINGS R19), within MAX_ACTIONS.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections import Counter
 
 import pytest
 
+from ai.selfplay import unfinished
 from rules import Config, apply, legal_actions, new_game
 from rules import battle as B
 from rules.build import final_stats
@@ -32,8 +34,9 @@ from test_battle_positions import BC
 # suite must stay under 10 minutes on 2 cores); bench/long_run.py is the deep check.
 GAMES = 180
 # The longest game these seeds may take, setup included. Observed: about 600 actions; a
-# battle cannot pass ROUND_LIMIT rounds (RULINGS R19), and a turn is at most 2 actions,
-# one attack and its counters, each a bounded number of declarations and draws.
+# game is given up after ai.selfplay.ROUND_CAP rounds (the rules have no limit: RULINGS
+# R19), and a turn is at most 2 actions, one attack and its counters, each a bounded
+# number of declarations and draws, and its continuous skills, each activated once.
 MAX_ACTIONS = 5000
 
 AREA = {"short": (0, 1), "mid": (1, 2), "long": (2, 3)}      # §6 アタックカードの距離
@@ -53,23 +56,46 @@ def expected_bag(state) -> Counter:
     chips = [str(c) for c in cs.card(atk.card).chips]
     if not atk.unluck_used:
         chips.append("miss")
-    extra = sum(cs.skill(s).effect.count for _, s in atk.skills
+    mine = [s for _, s in atk.skills] + in_effect(state, atk.attacker, atk.skills,
+                                                   ("counter",) if atk.counter else ("attack",))
+    extra = sum(cs.skill(s).effect.count for s in mine
                 if cs.skill(s).effect.kind == "add_crit_chips")
     if atk.counter:
         crits = extra
     else:
         crit = CRIT[cs.skill(atk.range_skill).effect.range]
         here = state.seats[atk.attacker].area
-        caused = [cs.skill(s).effect.value for _, s in atk.skills
+        caused = [cs.skill(s).effect.value for s in mine
                   if cs.skill(s).effect.kind == "cause_crit"]      # RULINGS R28
         crits = 1 + extra if any(ring(here, state.seats[t].area) == crit
                                  or any(v is None or v == ring(here, state.seats[t].area)
                                         for v in caused)
                                  for t in atk.targets) else 0
-    zeros = max((sum(cs.skill(s).effect.count for d, _, s in atk.defense
-                     if d == t and cs.skill(s).effect.kind == "add_zero_chips")
+    def defended(t):
+        declared = [(c, s) for d, c, s in atk.defense if d == t]
+        return [s for _, s in declared] + in_effect(state, t, declared, ("defend",))
+    zeros = max((sum(cs.skill(s).effect.count for s in defended(t)
+                     if cs.skill(s).effect.kind == "add_zero_chips")
                  for t in set(atk.targets)), default=0)
     return Counter(chips + ["crit"] * crits + ["0"] * zeros)
+
+
+def in_effect(state, seat, declared, fits) -> list[str]:
+    """§6 継続スキル (RULINGS R23), written apart from the engine: the seat's continuous
+    skills in effect that apply to a process of the given kind — their timing fits (a
+    turn skill fits every process) and no declared skill shares their family."""
+    cs = state.cards
+    families = {cs.skill(s).family for _, s in declared}
+    out = []
+    for a in state.seats[seat].active:
+        sk = cs.skill(a.skill)
+        fits_timing = sk.timing == "turn" or sk.timing in fits or \
+            (sk.timing == "any" and fits != ("defend",))
+        if fits_timing and (sk.family not in families or sk.combines) \
+                and not ("counter" in fits and sk.effect.kind in ("extra_targets", "multi_area",
+                                                                "counter_block")):
+            out.append(a.skill)
+    return out
 
 
 def check_attack(state) -> None:
@@ -116,6 +142,9 @@ def play(players: int, seed: int) -> tuple:
         if state.phase == Phase.OVER:
             assert legal == []
             return state, n
+        if unfinished(state):           # given up after ROUND_CAP rounds: no result
+            assert state.winners == () and state.end_reason is None
+            return state, n
         assert legal, f"no legal action in phase {state.phase}"
         new, _ = apply(state, rnd.choice(legal))
         check_seats(new, state)
@@ -137,11 +166,8 @@ def test_6_random_games_keep_the_battle_invariants(players):
             assert state.seats[state.winners[0]].vp >= B.VP_TO_WIN
             assert all(s.vp < B.VP_TO_WIN for i, s in enumerate(state.seats)
                        if i not in state.winners)
-        elif state.end_reason == "round_limit":
-            top = max(s.vp for s in state.seats)
-            assert state.winners == (tuple(i for i, s in enumerate(state.seats) if s.vp == top)
-                                     if top else ())
-        else:
-            assert state.end_reason == "no_attacks" and state.winners == ()
+        else:                           # unfinished (ai.selfplay): never a result
+            assert state.phase != Phase.OVER and state.end_reason is None
+            assert all(s.vp < B.VP_TO_WIN for s in state.seats)
     # most random games are decided by victory points
     assert reasons["vp"] > GAMES // 2, reasons

@@ -24,6 +24,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from ai.selfplay import running
 from ai import make_player
 from rules import Config, IllegalAction, apply, legal_actions, new_game, observe, pending
 from rules.actions import Activate, ChooseTarget, Declare, Done, EndTurn, Move, StartAttack, \
@@ -371,7 +372,7 @@ def _play(levels, seed):
     state, _ = new_game(Config(players=len(levels)), GAME_CARDS, seed)
     uses: dict[int, int] = {}
     steps = 0
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         action = players[seat].choose(obs, obs.legal)

@@ -13,7 +13,8 @@ from rules.engine import _seat_violations, in_violation
 from rules.actions import Assign, ChooseRace, Confirm, Remove, Swap, Unconfirm
 from rules.build import available_material, equip_cost, final_stats, violations
 from rules.cards import Stats
-from rules.events import BuildConfirmed, BuildRevealed, CardRemoved, DieRolled, OrderDecided
+from rules.events import (BuildConfirmed, BuildRevealed, CardMaterialized, CardRemoved,
+                          DieRolled, OrderDecided)
 from rules.state import Phase, Script
 
 from conftest import (assert_cards_conserved, build_position, of_type, run, strings_in)
@@ -86,12 +87,39 @@ def test_5_4_materialize_only_defense_cards(cards):
 
 def test_5_4_rematerializing_a_defense_card_is_not_called_an_attack_card(cards):
     """§5-4 / DESIGN "Legal actions": a refusal carries a reason the player can read — a
-    materialized ring is not an attack card."""
+    materialized ring is not an attack card: it was materialized, for good (R6)."""
     state = position(cards)
     state, _ = apply(state, Assign(0, "ring#1", "materialize"))
-    err = refused(state, Assign(0, "ring#1", "materialize"))
-    assert err.code == "no_change"
-    assert err.code == "no_change"
+    err = refused(state, Assign(0, "ring#1", "materialize"), "materialized_final")
+    assert "attack" not in err.reason and "discard" in err.reason
+
+
+@pytest.mark.parametrize("start", ["hand", "equipped"])
+def test_5_4_materializing_is_a_public_discard_at_once_and_final(cards, start):
+    """§5-4 マテリアル: 「装備カードを捨てて獲得マテリアルを得る処理をマテリアル化と呼びます。」
+    「マテリアル化した装備カードは、表向きで装備カードの捨て山へ置きます。」「マテリアル化した
+    カードは最終ビルドへ装備できません。」 (RULINGS R6): the card is in the public defense
+    discard the moment it is materialized — every seat sees it there and in the seat's
+    record — and it can never be equipped or taken back; the rest of the build stays
+    hidden (「使用するカードと使用しないカードを分け、どちらも…伏せておきます」)."""
+    state = position(cards)
+    if start == "equipped":
+        state, _ = apply(state, Assign(0, "ring#1", "equip"))
+    state, events = apply(state, Assign(0, "ring#1", "materialize"))
+    assert events == [CardMaterialized(0, "ring#1")] and not events[0].secret
+    assert state.defense_discard == ("ring#1",)
+    assert state.seats[0].materialized == ("ring#1",)
+    assert "ring#1" not in state.seats[0].hand + state.seats[0].equipped
+    for seat in (1, 2):
+        obs = observe(state, seat)
+        assert obs.defense_discard == ("ring#1",)
+        assert obs.seats[0].materialized == ("ring#1",)
+        assert obs.seats[0].equipped == ()            # the build itself stays hidden
+    for to in ("equip", "unused", "materialize"):
+        refused(state, Assign(0, "ring#1", to), "materialized_final")
+    assert not [a for a in legal_actions(state, 0) if getattr(a, "card", None) == "ring#1"]
+    assert available_material(cards, "iron_fist", state.seats[0].materialized) == 3 + 1
+    assert_cards_conserved(state)
 
 
 def test_5_4_assign_only_own_cards(cards):
@@ -190,8 +218,8 @@ def test_5_4_builds_hidden_until_all_confirmed(cards):
     state = position(cards)
     state, events = run(state, *build(0, "elf", equip=("iron_helm#1", "dagger"),
                                       materialize=("ring#1",)))
-    assert all(e.secret for e in events)
-    secret = {"iron_helm#1", "dagger", "ring#1", "ring#2", "leather_cap#1", "elf"}
+    assert all(e.secret for e in events if not isinstance(e, CardMaterialized))
+    secret = {"iron_helm#1", "dagger", "ring#2", "leather_cap#1", "elf"}   # ring#1: public
     for step in range(3):
         for i in (1, 2):
             obs = observe(state, i)
@@ -264,7 +292,7 @@ def test_5_4_taking_a_confirmation_back_shows_others_only_that(cards):
     state, events = apply(state, Unconfirm(0))
     assert all(not e.secret for e in events)             # everyone learns it, and only it
     assert not strings_in(events)                        # no card, no race
-    secret = {"iron_helm#1", "dagger", "ring#1", "ring#2", "leather_cap#1", "elf"}
+    secret = {"iron_helm#1", "dagger", "ring#2", "leather_cap#1", "elf"}   # ring#1: public
     for i in (1, 2):
         obs = observe(state, i)
         assert not obs.seats[0].confirmed
@@ -325,19 +353,19 @@ def test_5_4_reveal_in_seat_order_from_start_seat(cards):
     assert all(s.revealed for s in state.seats)
 
 
-def test_5_4_materialized_cards_go_to_discard_at_reveal(cards):
-    """§5-4: マテリアル化した装備カードは、表向きで装備カードの捨て山へ置きます; the available
-    material is fixed at the reveal."""
+def test_5_4_materialized_cards_are_in_the_discard_before_the_reveal(cards):
+    """§5-4: マテリアル化した装備カードは、表向きで装備カードの捨て山へ置きます — at once, not
+    at the reveal (RULINGS R6); the available material is fixed at the reveal."""
     state = position(cards)
     state, _ = run(state, *build(0, "human", equip=("iron_helm#1", "dagger"),
                                  materialize=("ring#1", "leather_cap#1")))
-    assert state.defense_discard == ()
-    state, _ = confirm_all(state, {1: ("elf", (), ()), 2: ("giant", (), ())})
-    assert state.defense_discard == () and state.phase == Phase.BUILD
-    state, events = apply(state, Confirm(0))
     assert Counter(state.defense_discard) == Counter(["ring#1", "leather_cap#1"])
+    state, _ = confirm_all(state, {1: ("elf", (), ()), 2: ("giant", (), ())})
+    assert state.phase == Phase.BUILD
+    state, events = apply(state, Confirm(0))
+    assert Counter(state.defense_discard) == Counter(["ring#1", "leather_cap#1"])   # once
     s0 = state.seats[0]
-    assert s0.materialized == () and s0.material == 3 + 1 + 1
+    assert set(s0.materialized) == {"ring#1", "leather_cap#1"} and s0.material == 3 + 1 + 1
     assert s0.equipped == ("iron_helm#1", "dagger")
     assert ("ring#2",) == s0.hand      # unused cards stay with the seat
     (r0,) = [e for e in of_type(events, BuildRevealed) if e.seat == 0]

@@ -11,11 +11,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = """
 from ai import make_player
+from ai.selfplay import running
 from rules import Config, apply, new_game, observe, pending
 state, _ = new_game(Config(players=4), seed=5)
 players = [make_player(l, i) for i, l in enumerate(["normal", "easy", "normal", "random"])]
 actions = []
-while state.phase != "over":
+while running(state):
     seat = pending(state).seats[0]
     obs = observe(state, seat)
     a = players[seat].choose(obs, obs.legal)

@@ -10,6 +10,9 @@ that hold their default, so a new field added with a default (a schema extension
 changes no behaviour) leaves the digests unchanged; anything that changes what happens —
 another legal list, another event, another final state — changes them.
 
+Re-recorded after issue 29 (materializing public and final, continuous skills, only 5 VP
+ends a game): an intended change of rules behaviour.
+
 Re-record (only after an intended change of rules behaviour or of cards.toml, and say
 so in the commit):
 
@@ -27,6 +30,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from ai.selfplay import running
 from rules import Config, apply, legal_actions, new_game
 
 DATA = Path(__file__).resolve().parent / "data" / "engine_digests.json"
@@ -65,7 +69,7 @@ def canon(value: object) -> str:
 
 def play(players: int, first_game: bool, reveal_swap: bool, seed: int) -> dict[str, object]:
     """One seeded random game: a random action among `legal_actions` (random.Random(seed))
-    until the game is over. Returns the digests of the legal lists, of the events and of
+    until the game is over (or given up as unfinished, `ai.selfplay`). Returns the digests of the legal lists, of the events and of
     the final state, and the number of actions."""
     config = Config(players=players, first_game=first_game, reveal_swap=reveal_swap)
     state, events = new_game(config, seed=seed)
@@ -73,7 +77,7 @@ def play(players: int, first_game: bool, reveal_swap: bool, seed: int) -> dict[s
     legal_h, events_h = hashlib.sha256(), hashlib.sha256()
     events_h.update(canon(events).encode())
     n = 0
-    while state.phase != "over":
+    while running(state):               # or given up after ai.selfplay.ROUND_CAP rounds
         legal = legal_actions(state)
         legal_h.update(canon(legal).encode())
         action = rnd.choice(legal)

@@ -19,6 +19,7 @@ import weakref
 import attrs
 import pytest
 
+from ai.selfplay import running
 from rules import Config, apply, default_cards, legal_actions, new_game
 from rules import battle as B
 from rules import build as BU
@@ -42,7 +43,7 @@ def play(cards, players: int, seed: int, fresh: bool) -> list:
     state, events = new_game(Config(players=players, first_game=seed % 2 == 0), cards, seed)
     rnd = random.Random(seed)
     out: list = [events]
-    while state.phase != "over":
+    while running(state):
         if fresh:
             forget()
         legal = legal_actions(state)
@@ -86,7 +87,7 @@ def _values():
     state, _ = new_game(Config(players=4), seed=7)
     rnd = random.Random(7)
     found = {type(state): state, type(state.script): state.script}
-    while state.phase != "over":
+    while running(state):
         state, _ = apply(state, rnd.choice(legal_actions(state)))
         for v in (state, state.seats[0], state.bidding, state.battle):
             if v is not None:

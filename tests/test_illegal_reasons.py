@@ -34,7 +34,7 @@ from test_battle_positions import BC, copy_id, position, run
 # Codes of part 1 (§5), older than the battle's own; their positions are in
 # test_draft.py, test_bidding.py, test_build.py and scenarios/bidding, scenarios/build.
 PART1_CODES = {"not_a_target", "card_not_in_hand", "attack_card_bid", "card_not_owned",
-               "no_change", "attack_card_material", "no_race", "bad_card", "bad_target",
+               "no_change", "attack_card_material", "materialized_final", "no_race", "bad_card", "bad_target",
                "bad_race"}
 
 
@@ -141,10 +141,18 @@ def case_rest_after_action():
     return state, Rest(0)
 
 
-def case_activate_after_attack():
-    """§6 継続スキル: declared in one's own turn before the attack."""
-    state = with_turn(duel(("short_sword", "dash_boots")), attacked=True)
-    return state, Activate(0, "dash_boots#1", "dash")
+def case_same_family_in_effect():
+    """§6 同じ系統 / 継続スキル (R23): a continuous skill of a family in effect keeps a second
+    continuous skill of that family from being activated."""
+    state, _ = run(duel(("short_sword", "war_horn", "war_drum"), mana=2),
+                   Activate(0, "war_horn#1", "horn_crit"))
+    return state, Activate(0, "war_drum#1", "drum_crit")
+
+
+def case_no_attack_card_no_actions():
+    """§6 アタックカードを装備していない場合: 「移動、アタック、休息を行わず、その場に留まったまま
+    手番を終了します」."""
+    return duel(("plate_mail",)), Move(0, 1)
 
 
 def case_skill_already_active():

@@ -10,6 +10,7 @@ import asyncio
 import pytest
 from textual.app import App, ComposeResult
 
+from ai.selfplay import running
 from rules import Config
 from rules import events as E
 from rules.actions import StartAttack
@@ -30,7 +31,7 @@ def game_lines(lang: str, seeds=(3, 4)) -> list[str]:
     for seed in seeds:
         table = GameTable(Config(players=4), tuple(SeatSetup(False, "normal") for _ in range(4)),
                           seed, CARDS)
-        while not table.over:
+        while not table.over and running(table.state):
             seat = table.ai_to_act()
             table.submit_ai(seat, *table.ai_decide(seat))
         d = Describer(CARDS, lang)
@@ -132,7 +133,7 @@ def battle_entries(seed: int) -> list:
     table = GameTable(Config(players=4), tuple(SeatSetup(False, "normal") for _ in range(4)),
                       seed, CARDS)
     start = None
-    while not table.over:
+    while not table.over and running(table.state):
         if start is None and table.state.phase == "battle":
             start = len(table.log)
         seat = table.ai_to_act()

@@ -7,6 +7,7 @@ import weakref
 
 import pytest
 
+from ai.selfplay import running
 from ai.chips import Solver
 from ai.normal import vp_for
 from rules.memo import Memo
@@ -59,7 +60,7 @@ def test_the_rollouts_draw_memo_leaves_nothing_for_the_cyclic_collector():
     cards = default_cards()
     players = [RolloutPlayer(cards, i) for i in range(4)]
     state, _ = new_game(Config(players=4), cards, 3)
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         state, _ = apply(state, players[seat].choose(obs, obs.legal))

@@ -15,6 +15,7 @@ import random
 import attrs
 import pytest
 
+from ai.selfplay import running
 from rules import Config
 from rules.actions import Pass, Pick
 from tactical_tui.net.wire import (EVENT_TYPES, WireError, action_from_wire, action_to_wire,
@@ -50,7 +51,7 @@ async def _play(players: int, levels: tuple, seed: int) -> list:
     rnd = random.Random(seed)
     humans = [i for i, x in enumerate(levels) if x == "human"]
     steps = 0
-    while not game.over:
+    while not game.over and running(game.state):
         steps += 1
         assert steps < 20000 and not errors, errors
         acted = False

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ai.selfplay import running
 from rules import Config, apply, new_game, pending
 from rules.cards import CardDataError, parse_cards
 from tactical_tui.saves import SaveError, parse, read, to_json, write_atomic
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def drive(table: GameTable, steps: int | None = None) -> None:
     """Play the table as the app does: AI seats by their players, humans by the hint."""
     n = 0
-    while not table.over and (steps is None or n < steps):
+    while not table.over and running(table.state) and (steps is None or n < steps):
         ai, human = table.ai_to_act(), table.human_to_act()
         if ai is not None and (human is None or table.state.phase in ("draft", "build")):
             action, reason = table.ai_decide(ai)
@@ -45,7 +46,7 @@ def test_save_load_round_trip_at_every_checked_step(tmp_path, players):
         table = GameTable(Config(players=players), seats, seed, save_path=tmp_path / "g.json")
         checks = set(range(1, 10)) | {2 ** k for k in range(4, 12)}
         step = 0
-        while not table.over:
+        while not table.over and running(table.state):
             drive(table, 1)
             step += 1
             if step in checks:

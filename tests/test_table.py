@@ -13,6 +13,7 @@ import pytest
 from ai import make_player
 from rules import Config, observe
 from rules import actions as A
+from rules import events as E
 from rules.cards import default_cards
 from rules.observe import observe_public
 from tactical_tui.table import Applied, GameTable, LiveTable, Refused, SeatSetup, Update
@@ -48,7 +49,7 @@ def _secrets(state, seat) -> set:
             continue
         out |= set(s.hand + s.picks + ((s.draft_choice,) if s.draft_choice else ()))
         if not s.revealed:
-            out |= set(s.equipped + s.materialized)
+            out |= set(s.equipped)        # materialized cards are public (§5-4, R6)
     b = state.bidding
     if b is not None and state.phase == "bidding" and b.step == "bid":
         out |= {x.card for x in b.bids if x.seat != seat}
@@ -324,3 +325,98 @@ def test_the_recap_says_what_happened_to_the_seat_since_its_last_decision(lang, 
               E.Entered(0, 5, reenter=True), E.Moved(2, 1, 2)]
     assert recap_text(events, 0, lang) == expected
     assert recap_text([E.Moved(2, 1, 2), E.Entered(0, 3)], 0, lang) is None
+
+
+# ------------------------------------------------------------------ issue 29 at the table
+
+def _to_phase(live: LiveTable, phase: str) -> None:
+    """Play every seat by the normal AI's choice until the game reaches `phase`."""
+    game = live.game
+    bots = {i: make_player("normal", i, game.cards) for i in range(len(game.seats))}
+    for _ in range(5000):
+        if game.state.phase == phase:
+            return
+        s = game.pending().seats[0]
+        obs = game.observe(s)
+        action = bots[s].choose(obs, obs.legal)
+        if game.seats[s].human:
+            assert isinstance(live.submit(s, action), Applied)
+        else:
+            game.submit(action)
+    raise AssertionError(f"the game never reached {phase}")
+
+
+def test_materializing_cannot_be_undone():
+    """§5-4 (RULINGS R6): a materialized card lies face up in the discard at once, seen
+    by every seat — a public act the undo rule does not take back; a hidden build step
+    (equipping) still can be."""
+    async def run():
+        seats = (SeatSetup(True),) + (SeatSetup(False, "normal"),) * 3
+        live = _table(3, seats)
+        _to_phase(live, "build")
+        obs = live.game.observe(0)
+        card = next(c for c in obs.hand if not live.game.cards.card(c).is_attack)
+        assert live.submit(0, A.Assign(0, card, "equip")) == Applied(live.version)
+        assert live.game.undo_refusal(0) is None           # hidden: a misclick, undoable
+        assert live.submit(0, A.Assign(0, card, "materialize")) == Applied(live.version)
+        assert live.undo(0) == Refused("undo_materialized")
+        assert card in live.game.state.defense_discard
+        for seat in (1, 2, 3):
+            assert card in live.game.observe(seat).defense_discard
+    asyncio.run(run())
+
+
+def test_ending_by_agreement_needs_every_human_seat_and_has_no_winner(tmp_path):
+    """RULINGS R19: the rules end a game only at 5 VP; a table lets its players end one by
+    agreement — every human seat agrees (AI seats always do), only in the battle; then
+    the game is over with no winner, recorded in the save, and nothing more is accepted."""
+    async def run():
+        live = _table(4)
+        live.game.save_path = tmp_path / "game.json"
+        got = []
+        live.subscribe(0, callback=got.append)
+        assert live.agree_end(0) == Refused("end_not_now")         # the draft
+        _to_phase(live, "battle")
+        assert live.agree_end(1) == Refused("wrong_seat", {"seat": 1, "yours": None})  # AI
+        assert isinstance(live.agree_end(0), Applied)
+        assert not live.game.over and got[-1].end_votes == (0,)
+        assert isinstance(live.agree_end(0, agree=False), Applied)  # taken back
+        assert got[-1].end_votes == ()
+        assert isinstance(live.agree_end(2), Applied) and not live.game.over
+        assert isinstance(live.agree_end(0), Applied)                # the last human seat
+        assert live.game.over and live.game.ended == "agreement"
+        assert live.game.state.winners == () and live.game.state.phase == "battle"
+        assert got[-1].over and got[-1].ended == "agreement"
+        assert any(e.event == E.GameOver((), "agreement") for e in got[-1].entries)
+        seat = live.game.pending().seats[0]
+        legal = live.game.observe(seat).legal
+        assert live.submit(seat, legal[0]) == Refused("game_over")
+        assert live.agree_end(0) == Refused("game_over")
+        from tactical_tui.saves import read
+        data = read(live.game.save_path)
+        assert data.ended == "agreement"
+        again = GameTable.from_save(data, live.game.cards, "game.json")
+        assert again.over and again.ended == "agreement" and again.state == live.game.state
+    asyncio.run(run())
+
+
+def test_an_all_ai_table_past_the_round_cap_is_ended_by_agreement(monkeypatch):
+    """RULINGS R19 / ai.selfplay: a table with no human seat whose battle passes the cap
+    is ended the way players end one — by agreement, no winner (never a win)."""
+    import tactical_tui.table as T
+
+    async def run():
+        seats = (SeatSetup(False, "random"),) * 3
+        live = LiveTable(GameTable(Config(players=3), seats, 5), 0.0)
+        monkeypatch.setattr(T, "unfinished", lambda state: state.phase == "battle")
+        got = []
+        live.subscribe(None, callback=got.append)
+        live.start()
+        for _ in range(2000):
+            await asyncio.sleep(0)
+            if live.game.over:
+                break
+        assert live.game.over and live.game.ended == "agreement"
+        assert live.game.state.winners == ()
+        live.close()
+    asyncio.run(run())

@@ -207,7 +207,7 @@ def _hidden_names(app) -> set[str]:
             continue
         secret = set(s.hand + s.picks + ((s.draft_choice,) if s.draft_choice else ()))
         if not s.revealed:
-            secret |= set(s.equipped + s.materialized)
+            secret |= set(s.equipped)     # materialized cards are public (§5-4, R6)
         if state.bidding and state.bidding.step == "bid":
             secret |= {b.card for b in state.bidding.bids if b.seat == i}
         for c in secret:

@@ -24,6 +24,7 @@ from functools import lru_cache
 import pytest
 from textual import events
 
+from ai.selfplay import running
 from ai import make_player
 from rules import Config, apply, new_game, observe, pending
 from rules import actions as A
@@ -49,7 +50,7 @@ def line(seed: int):
     state, _ = new_game(Config(players=PLAYERS, first_game=True), seed=seed)
     players = [make_player("normal", seed * 101 + i, state.cards) for i in range(PLAYERS)]
     actions, states = [], []
-    while state.phase != "over":
+    while running(state):
         seat = pending(state).seats[0]
         obs = observe(state, seat)
         action = players[seat].choose(obs, obs.legal)
