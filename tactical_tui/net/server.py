@@ -1144,7 +1144,8 @@ class Server:
     def _new_id(self) -> str:
         while True:
             tid = secrets.token_hex(4)
-            if tid not in self.tables and not (self.folder / f"{tid}.json").exists():
+            if tid not in self.tables and not any(   # (nor a table skipped at start)
+                    os.path.lexists(self.folder / f"{tid}{end}") for end in (".json", ".table.json")):
                 return tid
 
     def create(self, req: P.Create) -> tuple[HostedTable, Optional[str]]:
@@ -1168,15 +1169,26 @@ class Server:
         return table, code
 
     def resume(self) -> None:
-        """Every unfinished table of the folder, as it was saved (problems logged)."""
+        """Every unfinished table of the folder, as it was saved. A table whose sidecar or
+        save cannot be read — damaged, not JSON, over its size limit, a folder, a named
+        pipe (never opened: rules.files.read_bounded checks with stat first and opens
+        with O_NONBLOCK), unreadable — is skipped with one log line saying why, and left
+        where it is (a file that could not be read for a while — a permission, no file
+        descriptor left — is resumed at the next start once it can be; its id is never
+        given to a new table); every other table is served."""
+        from rules.files import FileProblem
         for meta_path in sorted(self.folder.glob("*.table.json")):
             tid = meta_path.name[:-len(".table.json")]
             if tid in self.tables:
                 continue
             try:
                 table = self._load(tid, meta_path)
-            except (SaveError, OSError, ValueError, KeyError, TypeError) as exc:
-                log.error("table %s cannot be resumed: %s", tid, exc)
+            except (SaveError, FileProblem) as exc:
+                log.error("table %s cannot be resumed (skipped): %s", _one_line(tid), _one_line(exc))
+                continue
+            except Exception as exc:  # noqa: BLE001 - anything a damaged file makes happen
+                log.error("table %s cannot be resumed (skipped): %s: %s", _one_line(tid),
+                          type(exc).__name__, _one_line(exc))
                 continue
             if table is None:
                 continue
@@ -1292,6 +1304,14 @@ class Server:
             return self.cards_toml
         from rules.cards import DEFAULT_CARDS_PATH
         return DEFAULT_CARDS_PATH.read_text(encoding="utf-8")
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line of the log, at most 300 characters (a damaged file's
+    text, quoted in a message, is data: no newline or control character passes)."""
+    text = " ".join(str(exc).split())
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text[:300]
 
 
 # ------------------------------------------------------------------ tactical host
