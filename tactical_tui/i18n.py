@@ -503,6 +503,22 @@ TUI: dict[str, dict[str, str]] = {
     "net.refused.frame_too_large": {"ja": "メッセージが大きすぎます（最大{limit}バイト）",
                                     "en": "Message too large (at most {limit} bytes)"},
     "net.refused.server_error": {"ja": "サーバーの内部エラーです", "en": "Internal server error"},
+    "net.refused.save_failed": {"ja": "ホストがいまこのテーブルを保存できないため、受け付けられません"
+                                      "（保存できるようになれば再開します）",
+                                "en": "The host cannot save this table right now, so it takes "
+                                      "nothing (play resumes once saving works again)"},
+    "net.table.paused": {"ja": "* ホストがこのテーブルを保存できません。保存できるようになるまで"
+                               "ゲームは止まります（ここまでの行動は失われず、持ち時間も進みません）",
+                         "en": "* The host cannot save this table: play stops until it can "
+                               "(nothing played so far is lost; no clock runs meanwhile)"},
+    "net.table.paused_other": {"ja": "* このテーブルは一時停止しています（{code}）",
+                               "en": "* This table is paused ({code})"},
+    "net.table.resumed": {"ja": "* ホストが再びこのテーブルを保存できます。ゲームを再開します",
+                          "en": "* The host can save this table again: play goes on"},
+    "join.paused": {"ja": "一時停止: ホストがこのテーブルを保存できません（再試行中）",
+                    "en": "Paused: the host cannot save this table (it keeps trying)"},
+    "join.paused_other": {"ja": "一時停止中（{code}）", "en": "Paused ({code})"},
+    "join.paused_mark": {"ja": "[一時停止中]", "en": "[paused]"},
     "net.bye.too_many_errors": {"ja": "不正なメッセージが多すぎるため切断されました",
                                 "en": "Disconnected: too many bad messages"},
     "net.bye.server_stopping": {"ja": "サーバーが停止します", "en": "The server is stopping"},

@@ -26,6 +26,32 @@ from tactical_tui.saves import read as read_save
 from test_net_server import WAIT, Raw, running, seated
 
 
+class Disk:
+    """The host's disk, full (or out of file descriptors) while `full` is set."""
+
+    def __init__(self, monkeypatch, err: int = errno.ENOSPC) -> None:
+        self.full = False
+        self.err = err
+        self.failed = 0
+        write, atomic = S._write_unsynced, S.write_atomic
+
+        def unsynced(path, text):
+            if self.full:
+                self.failed += 1
+                raise OSError(self.err, os.strerror(self.err))
+            return write(path, text)
+
+        def sidecar(path, text, *a, **kw):
+            if self.full:
+                self.failed += 1
+                raise OSError(self.err, os.strerror(self.err))
+            return atomic(path, text, *a, **kw)
+        monkeypatch.setattr(S, "_write_unsynced", unsynced)
+        monkeypatch.setattr(S, "write_atomic", sidecar)
+        monkeypatch.setattr(S, "SAVE_RETRY_FIRST", 0.02, raising=False)
+        monkeypatch.setattr(S, "SAVE_RETRY_MOST", 0.05, raising=False)
+
+
 async def until(cond, timeout: float = WAIT) -> None:
     async def wait():
         while not cond():
@@ -56,6 +82,124 @@ async def _my_turn(c: Raw, tid: str, seat: int):
     await pump(c, lambda: c.updates and seat in c.updates[-1].turn.seats
                and c.updates[-1].observation.legal and not c.updates[-1].turn.thinking)
     return c.updates[-1]
+
+
+def test_a_failed_save_pauses_the_table_says_so_and_it_goes_on_once_saving_works(tmp_path, monkeypatch):
+    disk = Disk(monkeypatch)
+
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            tid = (await a.ask("create", **ONE_HUMAN))["table"]
+            assert (await a.ask("join", table=tid))["seat"] == 0
+            w = await Raw(port).connect()
+            await w.hello("Wat")
+            assert (await w.ask("watch", table=tid))["t"] == "ok"
+            table = server.tables[tid]
+            rnd = random.Random(1)
+            # a few actions while the disk works: each one saved
+            for _ in range(3):
+                u = await _my_turn(a, tid, 0)
+                ok = await a.ask("submit", table=tid,
+                                 action=action_to_wire(rnd.choice(u.observation.legal)))
+                assert ok["t"] == "ok", ok
+            # the disk is full: the next action (Ann's, or an AI seat's that came first) is
+            # applied (its update comes) but not saved
+            u = await _my_turn(a, tid, 0)
+            disk.full = True
+            ok = await a.ask("submit", table=tid, action=action_to_wire(rnd.choice(u.observation.legal)))
+            assert ok["t"] == "ok" or ok["code"] == "save_failed", ok
+            # ... so the table stops, and the player and the watcher are told
+            await pump(a, lambda: "save_failed" in paused_states(a, tid), 10)
+            await pump(w, lambda: "save_failed" in paused_states(w, tid), 10)
+            assert table.paused == "save_failed"
+            listed = await a.ask("list")
+            assert next(t for t in listed["tables"] if t.table == tid).paused == "save_failed"
+            held = len(table.game.history)
+            # it keeps trying; meanwhile no action is taken: the player's are refused with
+            # a clear code (not counted as bad input), the AI seats do not move
+            await until(lambda: disk.failed >= 4)
+            latest = a.updates[-1]
+            for _ in range(25):               # more than the 20 refusals that end a connection
+                legal = latest.observation.legal
+                action = legal[0] if legal else None
+                if action is None:
+                    break
+                no = await a.ask("submit", table=tid, action=action_to_wire(action))
+                assert no["t"] == "refused" and no["code"] == "save_failed", no
+            assert (await a.ask("undo", table=tid))["code"] == "save_failed"
+            assert len(table.game.history) == held
+            on_disk = read_save(table.game.save_path)
+            assert len(on_disk.actions) == held - 1       # at most the action being applied
+            # the disk has room again: the save is written, the table goes on, all are told
+            disk.full = False
+            await pump(a, lambda: paused_states(a, tid)[-1:] == [None], WAIT)
+            await pump(w, lambda: paused_states(w, tid)[-1:] == [None], WAIT)
+            assert table.paused is None
+            assert len(read_save(table.game.save_path).actions) >= held
+            u = await _my_turn(a, tid, 0)
+            ok = await a.ask("submit", table=tid, action=action_to_wire(rnd.choice(u.observation.legal)))
+            assert ok["t"] == "ok", ok
+            await until(lambda: len(table.game.history) > held + 1)
+            a.close()
+            w.close()
+    asyncio.run(run())
+
+
+def test_while_saves_fail_at_most_the_action_being_applied_is_not_on_disk(tmp_path, monkeypatch):
+    """The AI seats play on a table whose saves fail: none of their actions is taken
+    while the last one is not on disk (before: 25 actions were played and lost)."""
+    disk = Disk(monkeypatch)
+
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            # three AI seats: they play by themselves
+            tid = (await a.ask("create", seats=[{"kind": "ai", "level": "random"}] * 3))["table"]
+            table = server.tables[tid]
+            await until(lambda: len(table.game.history) >= 2)
+            disk.full = True
+            await until(lambda: disk.failed >= 6)
+            applied = len(table.game.history)
+            on_disk = len(read_save(table.game.save_path).actions)
+            assert applied - on_disk <= 1, (applied, on_disk)
+            assert table.paused == "save_failed"
+            disk.full = False
+            await until(lambda: table.paused is None and len(table.game.history) > applied + 2)
+            a.close()
+    asyncio.run(run())
+
+
+def test_a_seat_whose_token_cannot_be_saved_is_not_given(tmp_path, monkeypatch):
+    """A token exists only once it is on disk: a join whose sidecar cannot be written is
+    refused (save_failed), the seat stays open — and after a restart too."""
+    disk = Disk(monkeypatch, errno.EMFILE)
+
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            tid = (await a.ask("create", **ONE_HUMAN))["table"]
+            disk.full = True
+            no = await a.ask("join", table=tid)
+            assert no["t"] == "refused" and no["code"] == "save_failed", no
+            assert "token" not in no
+            assert server.tables[tid].slots[0].kind == "open"
+            # a table that cannot be saved is not made either
+            made = await a.ask("create", **ONE_HUMAN)
+            assert made["t"] == "refused" and made["code"] == "save_failed", made
+            assert len(server.tables) == 1
+            disk.full = False
+            a.close()
+        async with running(tmp_path) as (server, port):
+            assert [s.kind for s in server.tables[tid].slots] == ["open", "ai", "ai"]
+            assert len(list(tmp_path.glob("*.table.json"))) == 1
+            b, ok = await seated(port, tid, "Bob")
+            assert ok["t"] == "ok" and ok["seat"] == 0 and ok["token"]
+            b.close()
+    asyncio.run(run())
 
 
 # ------------------------------------------------------------------ finding 8
@@ -110,4 +254,61 @@ def test_a_new_table_never_takes_the_id_of_one_skipped(tmp_path, monkeypatch):
             await a.hello("Ann")
             assert (await a.ask("create", **ONE_HUMAN))["table"] == "0badc0de"
             a.close()
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ what a player sees
+
+@pytest.mark.parametrize("lang, paused, resumed, refused", [
+    ("en", "Paused: the host cannot save this table", "The host can save this table again",
+     "cannot save this table right now"),
+    ("ja", "一時停止: ホストがこのテーブルを保存できません", "ホストが再びこのテーブルを保存できます",
+     "いまこのテーブルを保存できない")])
+def test_a_player_is_told_on_screen_when_the_table_stops_and_goes_on(tmp_path, monkeypatch, lang,
+                                                                      paused, resumed, refused):
+    """`tactical join` at 80×24: the save of the table fails — a banner over the top line
+    says the table is paused (in the player's language, one line clipped by cells), a
+    line in the log and a notice say why; an action is refused with the reason; once
+    the host saves again, the banner goes and the log says play goes on."""
+    from tactical_tui.lobby import NetBanner
+    from test_net_join import Host, _client_app, _create_and_sit, _in_game, _said, _until_app
+    from tui_app import screen_text
+    disk = Disk(monkeypatch)
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice = _client_app(host, "alice", lang)
+            async with alice.run_test(size=(80, 24)) as pa:
+                await _create_and_sit(alice, pa)
+                said = _said(alice)
+                table = host.table
+                await table.saver.saved()
+                disk.full = True
+                version = table.live.version
+                await pa.press("enter")                  # a pick: applied, not saved
+                await _until_app(pa, lambda: alice.screen.query(NetBanner))
+                banner = str(alice.screen.query_one(NetBanner).render())
+                assert paused in banner
+                assert len(table.game.history) > version
+                shown = screen_text(alice)
+                assert paused in shown
+                assert all(len(line) <= 80 for line in shown.splitlines())
+                await _until_app(pa, lambda: len(said) >= 1)
+                log = [getattr(e, "chat", "") for e in alice.feeds[alice.viewer].log]
+                told = "The host cannot save this table" if lang == "en" else "ホストがこのテーブルを保存できません"
+                assert any(told in line for line in log), log[-5:]
+                assert any(told in s for s in said), said
+                # an action now is refused, with the reason in the player's language
+                held = len(table.game.history)
+                before = len(said)
+                await _until_app(pa, lambda: _in_game(alice))
+                alice.action_undo()                      # undo her pick: refused, and why
+                await _until_app(pa, lambda: len(said) > before)
+                assert any(refused in s for s in said), said
+                assert len(table.game.history) == held
+                disk.full = False
+                await _until_app(pa, lambda: not alice.screen.query(NetBanner))
+                await _until_app(pa, lambda: any(resumed in s for s in said))
+                log = [getattr(e, "chat", "") for e in alice.feeds[alice.viewer].log]
+                assert any(resumed in line for line in log)
     asyncio.run(run())
