@@ -302,6 +302,8 @@ TUI: dict[str, dict[str, str]] = {
                  "en": "Cannot open the save file: {problem} (the file is left as it is)"},
     "save.warn": {"ja": "保存できません: {problem}（ゲームは続けられます）",
                   "en": "Cannot save: {problem} (play goes on)"},
+    "save.works": {"ja": "また保存できるようになりました（ここまでのゲームは保存済みです）",
+                   "en": "Saving works again (the game so far is saved)"},
     "undo.done": {"ja": "あなたの前の判断まで戻しました", "en": "Back to your previous decision"},
     "undo.none": {"ja": "戻せる判断がありません（人間の席が1つのゲームだけ）",
                   "en": "Nothing to undo (only in games with one human seat)"},

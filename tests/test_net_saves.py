@@ -257,6 +257,57 @@ def test_a_new_table_never_takes_the_id_of_one_skipped(tmp_path, monkeypatch):
     asyncio.run(run())
 
 
+# ------------------------------------------------------------------ a game on this machine
+
+def test_a_solo_game_says_each_failed_autosave_and_when_saving_works_again(tmp_path, monkeypatch):
+    """The solo game's autosave (tactical_tui/table.py GameTable.autosave) failing is said
+    on the player's screen, not only remembered: at the first failure, again when it
+    fails again after a save that worked (before: said once per app, never again for
+    the same problem), and that saving works again."""
+    from tactical_tui import saves
+    from tactical_tui.app import TacticalApp
+    from tactical_tui.screens import DraftScreen
+    from test_tui_input import quiet, until as until_ui
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
+    full = {"on": False}
+    write = saves.write_atomic
+
+    def failing(path, text, *a, **kw):
+        if full["on"]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return write(path, text, *a, **kw)
+    monkeypatch.setattr(saves, "write_atomic", failing)
+
+    async def run():
+        app = TacticalApp(lang="en", ai_delay=0.0, seed=7, autosave=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")                     # the title's quick game
+            await until_ui(pilot, lambda: isinstance(app.screen, DraftScreen), "the draft")
+
+            def said(words: str) -> int:
+                return sum(words in n.message for n in app._notifications)
+
+            async def pick() -> None:
+                await quiet(app, pilot)
+                moves = len(app.table.history)
+                seat = app.table.human_to_act()
+                app.submit(app.table.observe(seat).legal[0])
+                await until_ui(pilot, lambda: len(app.table.history) > moves, "the pick")
+                await pilot.pause(0.05)
+            full["on"] = True
+            await pick()
+            assert said("Cannot save") == 1 and "no space left" in str(app.table.save_problem)
+            full["on"] = False
+            await pick()
+            assert said("Saving works again") == 1
+            full["on"] = True
+            await pick()
+            assert said("Cannot save") == 2
+            full["on"] = False
+            await quiet(app, pilot)
+    asyncio.run(run())
+
+
 # ------------------------------------------------------------------ what a player sees
 
 @pytest.mark.parametrize("lang, paused, resumed, refused", [
