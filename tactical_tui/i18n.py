@@ -314,6 +314,8 @@ TUI: dict[str, dict[str, str]] = {
     "undo.undo_game_over": {"ja": "ゲームは終了しています。戻せません", "en": "The game is over: nothing can be undone"},
     "undo.undo_other_human": {"ja": "戻せません: そのあと{seat}が判断しました",
                               "en": "Cannot undo: {seat} has decided since"},
+    "undo.undo_another": {"ja": "戻せません: そのあとほかのプレイヤーが判断しました",
+                          "en": "Cannot undo: another player has decided since"},
     "undo.undo_chip": {"ja": "戻せません: そのあとチップが引かれました（偶然の結果は取り消せません）",
                        "en": "Cannot undo: a chip has been drawn since (a chance outcome is final)"},
     "undo.undo_die": {"ja": "戻せません: そのあとダイスが振られました（偶然の結果は取り消せません）",

@@ -363,3 +363,71 @@ def test_a_player_is_told_on_screen_when_the_table_stops_and_goes_on(tmp_path, m
                 log = [getattr(e, "chat", "") for e in alice.feeds[alice.viewer].log]
                 assert any(resumed in line for line in log)
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ secrecy at the socket
+
+def test_another_seats_build_steps_reach_no_one_else(tmp_path):
+    """Issue 30 (low): each secret build step of a seat showed up at every other
+    connection as an update with the version moved on, and an undo refusal named the
+    seat that had acted. At the socket now: while Bob makes build steps (§5-4: behind
+    his screen), Ann and a watcher receive nothing at all — no frame, no version, no
+    "thinking" — the lobby's version does not move, and Ann's undo, refused because
+    Bob has decided since, does not say who."""
+    three = dict(seats=[{"kind": "open"}] * 3)
+
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            tid = (await a.ask("create", **three))["table"]
+            assert (await a.ask("join", table=tid))["seat"] == 0
+            b, _ = await seated(port, tid, "Bob")
+            c, _ = await seated(port, tid, "Cat")
+            w = await Raw(port).connect()
+            await w.hello("Wat")
+            assert (await w.ask("watch", table=tid))["t"] == "ok"
+            table = server.tables[tid]
+            in_build = lambda _c: table.game.state.phase == "build"      # noqa: E731
+            from test_net_server import play
+            await asyncio.wait_for(asyncio.gather(
+                play(a, tid, 0, random.Random(1), stop=in_build),
+                play(b, tid, 1, random.Random(2), stop=in_build),
+                play(c, tid, 2, random.Random(3), stop=in_build)), 300)
+            assert table.game.state.phase == "build"
+
+            async def drained(x: Raw) -> None:
+                """Everything sent to `x` so far is read (a ping's answer comes after)."""
+                assert (await x.ask("ping"))["t"] == "ok"
+
+            def step(x: Raw, seat: int):
+                legal = [act for act in table.game.observe(seat).legal
+                         if type(act).__name__ not in ("Confirm", "Unconfirm")]
+                assert legal, table.game.observe(seat).legal
+                return legal[0]
+            # Ann makes a build step: her undo is open
+            assert (await a.ask("submit", table=tid, action=action_to_wire(step(a, 0))))["t"] == "ok"
+            for x in (a, w):
+                await drained(x)
+                x.inbox.clear()
+            before = {id(x): (len(x.raw), x.updates[-1].version) for x in (a, w)}
+            listed = (await a.ask("list"))["tables"]
+            public = next(t for t in listed if t.table == tid).version
+            a.inbox.clear()
+            # Bob makes three
+            for _ in range(3):
+                ok = await b.ask("submit", table=tid, action=action_to_wire(step(b, 1)))
+                assert ok["t"] == "ok", ok
+            for x in (a, w):
+                await drained(x)
+                updates = [m for m in x.inbox if m.get("t") == "update"]
+                assert not updates, [m["update"].version for m in updates]
+                assert x.updates[-1].version == before[id(x)][1]
+            listed = (await a.ask("list"))["tables"]
+            assert next(t for t in listed if t.table == tid).version == public
+            # Ann's undo: refused (Bob decided since), without naming him
+            no = await a.ask("undo", table=tid)
+            assert no["t"] == "refused" and no["code"] == "undo_another" and no["params"] == {}, no
+            for x in (a, b, c, w):
+                x.close()
+    asyncio.run(run())

@@ -454,8 +454,9 @@ class HostedTable:
         return self.server.folder / f"{self.id}.table.json"
 
     def info(self) -> P.TableInfo:
+        # the version anyone may know (a spectator's): a secret build step moves nothing
         return P.TableInfo(self.id, str(self.game.state.phase), self.private, self.seat_infos(),
-                           self.live.version, self.game.over, self.paused)
+                           self.live.version_for(None), self.game.over, self.paused)
 
     def seat_infos(self) -> tuple[P.SeatInfo, ...]:
         return tuple(P.SeatInfo(i, "human" if s.kind == "human" else s.kind, s.name,
