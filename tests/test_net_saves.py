@@ -431,3 +431,34 @@ def test_another_seats_build_steps_reach_no_one_else(tmp_path):
             for x in (a, b, c, w):
                 x.close()
     asyncio.run(run())
+
+
+def test_a_watcher_is_told_on_screen_too(tmp_path, monkeypatch):
+    """A spectator of the table (`w` in the lobby) gets the same banner and log lines."""
+    from tactical_tui.lobby import NetBanner, SpectatorScreen
+    from test_net_join import Host, _client_app, _create_and_sit, _lobby_ready, _said, _until_app
+    disk = Disk(monkeypatch)
+
+    async def run():
+        async with Host(tmp_path) as host:
+            alice, carol = _client_app(host, "alice"), _client_app(host, "carol", "ja")
+            async with alice.run_test(size=(80, 24)) as pa, carol.run_test(size=(80, 24)) as pc:
+                await _create_and_sit(alice, pa)
+                await _until_app(pc, lambda: _lobby_ready(carol))
+                await pc.press("r")
+                await _until_app(pc, lambda: carol.session.tables)
+                await pc.press("w")
+                await _until_app(pc, lambda: isinstance(carol.screen, SpectatorScreen)
+                                 and carol.screen.latest is not None)
+                said = _said(carol)
+                await host.table.saver.saved()
+                disk.full = True
+                await pa.press("enter")                  # alice's pick: applied, not saved
+                await _until_app(pc, lambda: carol.screen.query(NetBanner))
+                assert "一時停止: ホストがこのテーブルを保存できません" in \
+                    str(carol.screen.query_one(NetBanner).render())
+                await _until_app(pc, lambda: any("保存できません" in s for s in said))
+                disk.full = False
+                await _until_app(pc, lambda: not carol.screen.query(NetBanner))
+                await _until_app(pc, lambda: any("再びこのテーブルを保存できます" in s for s in said))
+    asyncio.run(run())
