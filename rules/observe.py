@@ -3,7 +3,9 @@
 A seat sees its own hand, picks and build; public cards (guilds, race candidates, bid
 targets, discard piles); for other seats only counts — hand size, picks made, and which
 targets their face-down bids lie on — until bids are revealed (§5-3) and builds are
-revealed (§5-4 公開確認). Deck order is never visible. In the battle everything on the
+revealed (§5-4 公開確認). During the build a hand's size counts every card behind the
+seat's screen, used or not (§5-4: 「使用するカードと使用しないカードを分け、どちらも他の
+プレイヤーから見えないように伏せておきます」): a build step shows nobody anything. Deck order is never visible. In the battle everything on the
 table is public (HP, mana, VP, unluck, areas, the attack in progress and the chip bag's
 contents); only the cards left unused in a hand stay hidden.
 """
@@ -104,7 +106,11 @@ def observe(state: GameState, seat: int) -> Observation:
         show = s.revealed
         views.append(SeatView(
             seat=i, guild=s.guild, race_candidates=s.race_candidates,
-            hand_size=len(s.hand), picks_made=len(s.picks) + (s.draft_choice is not None),
+            # §5-4: the cards used and unused both lie face down until the reveal, so the
+            # build's hidden steps (equip, unequip) never change what others count; a
+            # materialized card lies face up in the discard (RULINGS R6)
+            hand_size=len(s.hand) + (0 if show else len(s.equipped)),
+            picks_made=len(s.picks) + (s.draft_choice is not None),
             face_down_bids=face_down, passed=passed,
             confirmed=s.confirmed, auction_used=s.auction_used,
             race=s.race if show else None, equipped=s.equipped if show else (),

@@ -692,12 +692,19 @@ class TacticalApp(App):
         return True
 
     def _check_save(self) -> None:
+        """The autosave after the last action failed: said on screen (once while the
+        same problem lasts; again when it comes back after a save that worked), and
+        when saving works again after a failure, that is said too."""
         problem = self.table.save_problem if self.table else None
-        if problem and problem != getattr(self, "_warned", None):
-            self._warned = problem
+        warned = getattr(self, "_warned", None)          # (table, problem) last said
+        if problem and (self.table, problem) != warned:
+            self._warned = (self.table, problem)
             from .text import os_error_text
             where = f"{self.table.save_path}: {os_error_text(self.table.save_error, self.lang)}"
             self.notify(t("save.warn", self.lang, problem=where), severity="warning", timeout=10)
+        elif not problem and warned is not None and warned[0] is self.table:
+            self._warned = None
+            self.notify(t("save.works", self.lang), timeout=6)
 
     def action_undo(self) -> bool:
         """Back to your previous decision, if nothing has been revealed since

@@ -79,6 +79,7 @@ def open_lobby(app, host: str, port: int, name: str) -> None:
     session.on_unreadable = lambda table: _unreadable(app)
     session.on_tables = lambda: _lobby_refresh(app)
     session.on_seats = lambda remote, before, after: _seats_changed(app, remote, before, after)
+    session.on_paused = lambda table, before, now: _paused(app, table, now)
     app.push_screen(localized(LobbyScreen, app.lang)())
     connect(app)
 
@@ -234,8 +235,16 @@ async def join_table(app, table, seat: Optional[int], code: Optional[str] = None
     table = answer.get("table", table)
     if isinstance(seat, int) and isinstance(answer.get("token"), str):
         app.session.seated(table, seat, answer["token"])
-    app.seat_views(app.session.remote(table, seat), (seat,))
+    remote = app.session.remote(table, seat)
+    app.seat_views(remote, (seat,))
+    _paused_already(app, remote)
     return True
+
+
+def _paused_already(app, remote) -> None:
+    """The table was paused when we came (its `seats` came before the view): said now."""
+    if remote.paused is not None and app.live is remote:
+        _paused(app, remote.table, remote.paused)
 
 
 async def watch_table(app, table, code: Optional[str] = None) -> bool:
@@ -249,7 +258,9 @@ async def watch_table(app, table, code: Optional[str] = None) -> bool:
         _refused(app, exc)
         return False
     table = answer.get("table", table)
-    app.seat_views(app.session.remote(table, None), (None,))
+    remote = app.session.remote(table, None)
+    app.seat_views(remote, (None,))
+    _paused_already(app, remote)
     return True
 
 
@@ -347,6 +358,34 @@ def _seats_changed(app, remote, before: list, after: list) -> None:
         scr.update_view()
 
 
+def _paused(app, table, now: Optional[str]) -> None:
+    """The table on screen stopped taking actions (the host cannot save it: `now` is
+    `save_failed`) or goes on again (`now` None): said on whatever screen is up, kept in
+    the seat's log, and a banner stays over the top line while it lasts."""
+    live = app.live
+    if live is None or getattr(live, "table", object()) != table:
+        return
+    if now is None:
+        line = t("net.table.resumed", app.lang)
+        app.notify(line, timeout=8)
+    else:
+        line = t("net.table.paused", app.lang) if now == "save_failed" else \
+            t("net.table.paused_other", app.lang, code=clip(plain(now), 16))
+        app.notify(line, severity="warning", timeout=20)
+    log_note(app, live, line)
+    update_banner(app)
+
+
+def paused_text(app) -> Optional[str]:
+    """The banner's words while the table on screen is paused, or None."""
+    code = getattr(app.live, "paused", None) if app.live is not None else None
+    if not isinstance(code, str):
+        return None
+    if code == "save_failed":
+        return t("join.paused", app.lang)
+    return t("join.paused_other", app.lang, code=clip(plain(code), 16))
+
+
 def seat_note(was: dict, now: dict, lang: str) -> Optional[str]:
     """The log's line for a seat's change of status — sat down, lost the connection,
     played by the takeover AI, back — or None."""
@@ -407,7 +446,7 @@ def _ensure_ticker(app) -> None:
 def banner_text(app) -> Optional[str]:
     state = getattr(app, "_net_state", None)
     if state is None:
-        return None
+        return paused_text(app)
     if state[0] == "reconnecting":
         import math
         left = math.ceil(state[1] - asyncio.get_running_loop().time())
@@ -455,10 +494,13 @@ def update_banner(app) -> None:
         if text is None:
             for b in found:
                 b.remove()
-        elif found:
-            found[0].update(as_text(clip(text, 78)))
         else:
-            scr.mount(NetBanner(as_text(clip(text, 78))))
+            # one line, clipped by cells to the terminal (Japanese is two cells a character)
+            shown = as_text(clip(text, max(10, app.size.width - 2)))
+            if found:
+                found[0].update(shown)
+            else:
+                scr.mount(NetBanner(shown))
 
 
 # ---------------------------------------------------------------------------- chat
@@ -677,6 +719,8 @@ class LobbyScreen(MenuScreen):
                  phase=phase_words(info, self.lang))
         if info.get("private"):
             head += "  " + t("join.private", self.lang)
+        if info.get("paused"):
+            head += "  " + t("join.paused_mark", self.lang)
         code = session.codes.get(info.get("table")) if session is not None else None
         if code:
             head += "  " + t("join.code", self.lang, code=plain(code))

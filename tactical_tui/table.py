@@ -63,6 +63,8 @@ class GameTable:
     history: list = field(init=False, factory=list)      # actions applied, in order
     notes: list = field(init=False, factory=list)        # per action: saves.AINote or None
     events_of: list = field(init=False, factory=list)    # per action: the events it made
+    asks: list = field(init=False, factory=list)         # the decision before the first action
+                                                         # and after each: (kind, seats)
     log: list[LogEntry] = field(init=False, factory=list)
     players: dict = field(init=False, factory=dict)
     listeners: list[Callable[[list[LogEntry]], None]] = field(init=False, factory=list)
@@ -85,6 +87,7 @@ class GameTable:
         self.history = []
         self.notes = []
         self.events_of = []
+        self.asks = [_ask(self.state)]
         self.log = [LogEntry(event=e) for e in events]
         self.players = {i: make_player(s.level, self.seed * 101 + i, self.cards)
                         for i, s in enumerate(self.seats) if not s.human}
@@ -170,6 +173,7 @@ class GameTable:
             self.history.append(action)
             self.notes.append(note if seat in self.players else None)
             self.events_of.append(tuple(events))
+            self.asks.append(_ask(self.state))
             if reason is not None:
                 self.log.append(LogEntry(seat=seat, reason=reason))
             self.log.extend(LogEntry(event=e) for e in events)
@@ -201,7 +205,8 @@ class GameTable:
             return self.humans[0]
         return seat
 
-    def undo_refusal(self, seat: Optional[int]) -> Optional["Refused"]:
+    def undo_refusal(self, seat: Optional[int], hidden: Optional[Callable[[int], bool]] = None
+                     ) -> Optional["Refused"]:
         """Why `seat` may not take its last decision back, or None if it may.
 
         Undo is for misclicks (the rule Board Game Arena uses): it goes back to the seat's
@@ -211,7 +216,12 @@ class GameTable:
         targets from the deck) — and, with several human seats, only while no other human
         has decided since (their decision would be thrown away). AI decisions made since
         are taken back with it and made again from the same seeds (no search is
-        repeated for the ones kept: ai.base.Player.remember)."""
+        repeated for the ones kept: ai.base.Player.remember).
+
+        `hidden(j)`: action j is one `seat` may not know of (another seat's secret build
+        step: LiveTable.known). Such an action is not named: when it is all that
+        stands in the way, the refusal is `undo_another` (another player has decided
+        since), without the seat; a refusal `seat` may know of comes first."""
         if seat is None or not 0 <= seat < len(self.seats) or not self.seats[seat].human:
             return Refused("undo_not_human", {})
         if self.over:
@@ -220,15 +230,19 @@ class GameTable:
         if not mine:
             return Refused("undo_nothing", {})
         last = mine[-1]
+        unnamed = None
         for j in range(last, len(self.history)):
             who = getattr(self.history[j], "seat", None)
             if j > last and who != seat and who is not None and self.seats[who].human:
-                return Refused("undo_other_human", {"seat": who})
+                if hidden is None or not hidden(j):
+                    return Refused("undo_other_human", {"seat": who})
+                unnamed = unnamed or Refused("undo_another", {})
+                continue
             for e in self.events_of[j]:
                 code = UNDO_BLOCKERS.get(type(e))
                 if code is not None:
                     return Refused(code, {})
-        return None
+        return unnamed
 
     def undo(self, seat: Optional[int] = None) -> bool:
         """Back to before `seat`'s last decision (the one human seat's by default), by the
@@ -298,6 +312,7 @@ class GameTable:
         self.history.append(action)
         self.notes.append(note)
         self.events_of.append(tuple(events))
+        self.asks.append(_ask(self.state))
         entries = [LogEntry(event=e) for e in events]
         self.log.extend(entries)
         self.autosave()
@@ -338,6 +353,12 @@ class GameTable:
             self.log.insert(len(self.log) - len(entries), entry)   # the reason comes first
             entries = [entry] + entries
         return entries
+
+
+def _ask(state) -> tuple:
+    """Whose decision it is and what (everyone may see it: Observation.pending)."""
+    d = pending(state)
+    return d.kind, tuple(d.seats)
 
 
 def _plain(values) -> bool:
@@ -401,14 +422,18 @@ class Turn:
 class Update:
     """One change at the table, as one subscriber may see it.
 
-    `version`: actions applied so far. `entries`: the new log entries this seat may see
+    `version`: the actions applied so far that this seat may know of
+    (`LiveTable.version_for`: not another seat's secret build steps; a replay's
+    subscriber: every action). `entries`: the new log entries this seat may see
     (rules.events.visible; a spectator: public events only); with `reset` they are the
     whole log (the first update, and after an undo or anything that rewrote history).
     `observation`: rules.observe for the seat (a spectator: observe_public). `turn`: whose
     decision, what, who is thinking. `asked_at`: the version at which this seat's current
     decision began (None: not this seat's decision) — a view tells a new question from
     the same one redrawn. `undo`: None if this seat may undo now, else why not
-    (`Refused`). `seats`: "human" or the AI level, per seat."""
+    (`Refused`; never naming a seat whose action this seat may not know of).
+    `seats`: "human" or the AI level, per seat. A subscriber is sent nothing when an
+    action changes nothing it may see (`Subscription.put`)."""
     version: int
     seat: Optional[int]
     entries: tuple[LogEntry, ...]
@@ -437,10 +462,14 @@ class Subscription:
         self.callback = callback
         self.queue: asyncio.Queue = asyncio.Queue()
         self.closed = False
+        self.last: Optional[Update] = None  # the last update put
 
     def put(self, update: Update) -> None:
         if self.closed:
             return
+        last, self.last = self.last, update
+        if last is not None and not update.reset and not update.entries and _same(last, update):
+            return                         # nothing this seat may know of changed
         if self.callback is not None:
             self.callback(update)
         else:
@@ -462,6 +491,14 @@ class Subscription:
         if update is None:
             raise StopAsyncIteration
         return update
+
+
+def _same(a: Update, b: Update) -> bool:
+    """Two updates that show one seat the same (no new entries in `b`)."""
+    return (a.version == b.version and a.turn == b.turn and a.asked_at == b.asked_at
+            and a.undo == b.undo and a.seats == b.seats and a.over == b.over
+            and a.ended == b.ended and a.end_votes == b.end_votes
+            and (a.observation is b.observation or a.observation == b.observation))
 
 
 def _in_thread(fn, *args) -> "asyncio.Future":
@@ -513,11 +550,54 @@ class LiveTable:
         self._reset_asked()
         self._views: dict[Optional[int], tuple[GameState, Observation]] = {}
         self.end_votes: set[int] = set()    # human seats agreeing to end the game now
+        self._counts: dict = {}             # seat -> known actions among the first k (known)
+        self._counted: object = None        # ... of this history list (a rebuild makes a new one)
 
     # ------------------------------------------------------------------ views
     @property
     def version(self) -> int:
         return len(self.game.history)
+
+    # ------------------------------------------------------------------ what a seat knows
+    # Steps a seat makes in secret (the build's: race, equip, unequip, materialize) must
+    # not show to the others — neither as a version that moves, an update that comes, an
+    # AI seat that is "thinking" again, nor an undo refusal that names who acted. So
+    # each seat is told its own version: the number of actions it may know of.
+
+    SECRET_STEPS = ("build",)    # decisions made of steps others may not see (rules §5-4)
+
+    def known(self, j: int, seat: Optional[int]) -> bool:
+        """May `seat` (None: a spectator) know that action j was taken? Its own, any with
+        an event it may see (rules.events.visible), and any that changed whose decision
+        it is (everyone sees that: a draft pick, whose card is secret, is one). Not
+        another seat's build step (§5-4: made behind its screen)."""
+        game = self.game
+        action = game.history[j]
+        if seat is not None and getattr(action, "seat", None) == seat:
+            return True
+        if game.asks[j] != game.asks[j + 1]:
+            return True
+        if seat is None:
+            return any(not e.secret for e in game.events_of[j])
+        return any(visible(e, seat) for e in game.events_of[j])
+
+    def version_for(self, seat: Optional[int], upto: Optional[int] = None) -> int:
+        """The version `seat` is told at the table's version `upto` (default: now): how
+        many of the first `upto` actions it may know of (`known`)."""
+        history = self.game.history
+        upto = len(history) if upto is None else upto
+        if self._counted is not history:
+            self._counts, self._counted = {}, history
+        counts = self._counts.setdefault(seat, [0])
+        del counts[len(history) + 1:]
+        while len(counts) <= upto:
+            j = len(counts) - 1
+            counts.append(counts[-1] + self.known(j, seat))
+        return counts[upto]
+
+    def undo_for(self, seat: Optional[int]) -> Optional[Refused]:
+        """The undo rule for `seat`, naming no one whose action `seat` may not know of."""
+        return self.game.undo_refusal(seat, hidden=lambda j: not self.known(j, seat))
 
     def subscribe(self, seat: Optional[int], callback: Optional[Callable[[Update], None]] = None,
                   everything: bool = False) -> Subscription:
@@ -557,9 +637,22 @@ class LiveTable:
     def _update_for(self, sub: Subscription, entries, reset: bool = False) -> Update:
         game, seat = self.game, sub.seat
         obs = self._view(seat)
-        return Update(version=self.version, seat=seat, entries=tuple(entries), observation=obs,
-                      turn=self.turn(), asked_at=self._asked.get(seat) if seat is not None else None,
-                      undo=game.undo_refusal(seat) if seat is not None else Refused("undo_not_human"),
+        if sub.everything:
+            version, asked = self.version, self._asked.get(seat)
+            undo = game.undo_refusal(seat) if seat is not None else Refused("undo_not_human")
+        else:
+            asked = self._asked.get(seat) if seat is not None else None
+            version = self.version_for(seat)
+            asked = self.version_for(seat, asked) if asked is not None else None
+            undo = self.undo_for(seat) if seat is not None else Refused("undo_not_human")
+            if undo is not None and undo.code == "undo_another":
+                undo = None       # (not shown before it is asked for: that would tell when)
+        turn = self.turn()
+        if turn.thinking is not None and turn.thinking != seat and not sub.everything \
+                and turn.kind in self.SECRET_STEPS:
+            turn = Turn(turn.kind, turn.seats, turn.ai, None)   # its steps are its own
+        return Update(version=version, seat=seat, entries=tuple(entries), observation=obs,
+                      turn=turn, asked_at=asked, undo=undo,
                       seats=tuple(s.label() for s in game.seats), reset=reset, over=game.over,
                       ended=game.ended, end_votes=tuple(sorted(self.end_votes)))
 
@@ -607,7 +700,7 @@ class LiveTable:
             self._apply(seat, action, None, human=True)
         except IllegalAction as exc:
             return Refused(exc.code, dict(exc.params))
-        return Applied(self.version)
+        return Applied(self.version_for(seat))
 
     def _apply(self, seat: int, action, reason, human: bool) -> None:
         before = self.game.pending()
@@ -624,7 +717,8 @@ class LiveTable:
         (GameTable.undo_refusal); every view gets the rewritten log (`reset`)."""
         if self.closed:
             return Refused("table_closed")
-        refusal = self.game.undo_refusal(seat)
+        refusal = self.undo_for(seat) if isinstance(seat, int) and 0 <= seat < len(self.game.seats) \
+            else self.game.undo_refusal(seat)
         if refusal is not None:
             return refusal
         self.game.undo(seat)
@@ -633,7 +727,7 @@ class LiveTable:
         self._reset_asked()
         self._publish(reset=True)
         self._poke()
-        return Applied(self.version)
+        return Applied(self.version_for(seat))
 
     # ------------------------------------------------------------------ ending by agreement
     def agree_end(self, seats, agree: bool = True) -> Applied | Refused:

@@ -70,6 +70,30 @@ def test_5_4_choose_one_of_two_race_candidates(cards):
     assert state.seats[0].race == "human"
 
 
+def test_5_4_the_cards_used_and_unused_lie_face_down_so_no_step_shows(cards):
+    """§5-4: 各プレイヤーは、使用するカードと使用しないカードを分け、どちらも他のプレイヤー
+    から見えないように伏せておきます. Another seat (or a spectator) sees the same before and
+    after each of seat 0's hidden build steps — its hand's size counted with what it
+    equips (before: the size fell with each card equipped) — until the reveal. A card
+    materialized leaves the pile face up for the discard (R6): that, and only that, shows."""
+    from rules.observe import observe_public
+    state = position(cards)
+    others = [lambda st: observe(st, 1), lambda st: observe(st, 2), observe_public]
+    seen = [view(state) for view in others]
+    assert seen[0].seats[0].hand_size == 5
+    for action in build(0, "human", equip=("iron_helm#1", "ring#1", "dagger")) + \
+            [Assign(0, "ring#1", "unused")]:
+        state, events = apply(state, action)
+        assert [view(state) for view in others] == seen, action
+    assert observe(state, 0).seats[0].hand_size == 5          # (the same for the seat itself)
+    assert len(state.seats[0].hand) == 3, state.seats[0].hand
+    state, events = apply(state, Assign(0, "leather_cap#1", "materialize"))
+    for view in others:
+        seat0 = view(state).seats[0]
+        assert seat0.hand_size == 4 and seat0.materialized == ("leather_cap#1",)
+        assert seat0.equipped == () and seat0.race is None
+
+
 def test_5_4_materialize_only_defense_cards(cards):
     """§5-4 マテリアル: 装備カードを捨てて獲得マテリアルを得る処理をマテリアル化 — defense cards
     carry material; attack cards have none and cannot be materialized."""

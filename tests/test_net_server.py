@@ -183,6 +183,16 @@ def _keys(obj, out: set) -> set:
     return out
 
 
+def state_at(table, states: list, seat, u):
+    """The state `u` showed `seat`: one after which the seat knew of `u.version` actions
+    (each seat is told its own version: LiveTable.version_for) and that it sees so."""
+    view = observe_public if seat is None else (lambda st: observe(st, seat))
+    found = [st for g, st in enumerate(states)
+             if table.live.version_for(seat, g) == u.version and view(st) == u.observation]
+    assert found, (seat, u.version)
+    return found[-1]
+
+
 def check_secrets(c: Raw, seat, table, states: list) -> None:
     """Every update `c` got is exactly its seat's view at that version (observe, or
     observe_public for a watcher) — which does not change when everything the seat may
@@ -201,7 +211,7 @@ def check_secrets(c: Raw, seat, table, states: list) -> None:
         assert not leaked, leaked
     for u in c.updates:
         assert u.seat == seat
-        state = states[u.version]
+        state = state_at(table, states, seat, u)
         if seat is None:
             assert u.observation == observe_public(state)
             assert all(e.event is None or not e.event.secret for e in u.entries)

@@ -68,6 +68,17 @@ def _known(obs) -> set:
     return out
 
 
+def _state_at(live, states: dict, seat, u):
+    """The table's state when `u` was sent to `seat`: one at which `seat` knew of
+    `u.version` actions and that it sees as `u` shows (a draft pick of another seat
+    changes what a seat sees — picks made — without an action it knows of)."""
+    at = [g for g in sorted(states) if live.version_for(seat, g) == u.version]
+    view = observe_public if seat is None else (lambda st: observe(st, seat))
+    found = [states[g] for g in at if view(states[g]) == u.observation]
+    assert found, (seat, u.version)
+    return found[-1]
+
+
 async def _play(seed: int, players_of: dict) -> tuple[LiveTable, dict, dict]:
     """A table whose human seats (HUMANS) are driven through `submit` by an AI's choice
     from their own updates, watched by a spectator; every update kept, and the state
@@ -87,7 +98,8 @@ async def _play(seed: int, players_of: dict) -> tuple[LiveTable, dict, dict]:
             if update.over:
                 return
             # act on the latest update only (a later one is on its way otherwise)
-            if seat in update.turn.seats and update.version == live.version and feeds[seat].queue.empty():
+            if seat in update.turn.seats and update.version == live.version_for(seat) \
+                    and feeds[seat].queue.empty():
                 obs = update.observation
                 result = live.submit(seat, players_of[seat].choose(obs, obs.legal))
                 if isinstance(result, Refused):
@@ -116,9 +128,12 @@ def test_views_of_two_seats_and_a_spectator_follow_one_table_and_see_only_their_
     rnd = random.Random(5)
     for seat, updates in got.items():
         versions = [u.version for u in updates]
-        # every update: each version once at least, in order, ending at the last
-        assert set(versions) == set(range(len(game.history) + 1)), seat
-        assert versions == sorted(versions) and versions[-1] == len(game.history)
+        # every update: each version of this seat's (the actions it may know of:
+        # LiveTable.version_for) once at least, in order, ending at the last
+        mine = live.version_for(seat)
+        assert set(versions) == set(range(mine + 1)), seat
+        assert versions == sorted(versions) and versions[-1] == mine
+        assert mine < len(game.history)          # the others' secret build steps: not told
         assert updates[0].reset and not any(u.reset for u in updates[1:])
         # the log: exactly the entries this seat may see, none twice
         log = [e for u in updates for e in u.entries]
@@ -128,7 +143,7 @@ def test_views_of_two_seats_and_a_spectator_follow_one_table_and_see_only_their_
             assert log == game.log_for(seat)
         seen: set = set()
         for u in updates:
-            state = states[u.version]
+            state = _state_at(live, states, seat, u)
             assert u.seat == seat and u.seats == ("human", "normal", "human", "easy")
             if seat is None:
                 assert u.observation == observe_public(state) and u.observation.hand == ()

@@ -420,15 +420,19 @@ class TableInfo:
     seats: tuple[SeatInfo, ...]
     version: int
     over: bool
+    paused: Optional[str] = None     # why the table takes no action now (PAUSE_CODES), or None
 
     def to_wire(self) -> dict:
         return {"table": self.table, "phase": self.phase, "private": self.private,
                 "seats": [s.to_wire() for s in self.seats], "version": self.version,
-                "over": self.over}
+                "over": self.over, "paused": self.paused}
 
 
 SEAT_KINDS = ("open", "human", "ai")
 SEAT_STATUSES = ("open", "connected", "disconnected", "ai_takeover", "ai")
+# Why a table takes no action for a while (`paused` of TableInfo and of `seats`):
+# save_failed — the host cannot save it and tries again (docs/PROTOCOL.md "Saves").
+PAUSE_CODES = ("save_failed",)
 BYE_CODES = ("too_many_errors", "server_stopping", "idle", "replaced", "server_full",
              "too_many_connections")
 
@@ -516,7 +520,16 @@ def table_info(obj: Any) -> TableInfo:
             or type(obj["version"]) is not int or type(obj["over"]) is not bool:
         raise ValueError("a TableInfo of the wrong shape")
     return TableInfo(obj["table"], obj["phase"], obj["private"], seat_infos(obj["seats"]),
-                     obj["version"], obj["over"])
+                     obj["version"], obj["over"], _paused(obj))
+
+
+def _paused(obj: dict) -> Optional[str]:
+    """`paused` of a TableInfo or a `seats` message: absent (an older host) is None; a
+    value this version does not know is still a pause (said with its code)."""
+    value = obj.get("paused")
+    if not (value is None or type(value) is str):
+        raise ValueError("paused must be a string or null")
+    return value
 
 
 def _known(obj: dict, keys: set) -> dict:
@@ -557,10 +570,11 @@ def check_server_message(obj: dict) -> dict:
             raise ValueError("an update of the wrong shape")
         return {**obj, "update": update_from_wire(obj["update"])}
     if t == "seats":
+        paused = {"paused": _paused(obj)} if "paused" in obj else {}
         obj = _known(obj, {"t", "table", "seats"})
         if type(obj["table"]) is not str:
             raise ValueError("a seats message of the wrong shape")
-        return {**obj, "seats": seat_infos(obj["seats"])}
+        return {**obj, "seats": seat_infos(obj["seats"]), **paused}
     if t == "chat":
         obj = _known(obj, {"t", "table", "seat", "name", "text"})
         if type(obj["text"]) is not str or type(obj["name"]) is not str \

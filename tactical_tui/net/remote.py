@@ -55,6 +55,7 @@ class RemoteTable:
         self.received = 0                      # the server's log entries this view holds
         self.notes: list = []                  # (entries received before it, ChatEntry)
         self._raw = None                       # the last update as the server sent it
+        self.paused = session.paused.get(table)   # why the host takes no action now, or None
 
     # ------------------------------------------------------------------ the view
     @property
@@ -293,7 +294,8 @@ class Session:
     plain callables, called on the event loop: `on_tables()` (the lobby list changed),
     `on_chat(msg)`, `on_status(status, retry_in)`, `on_bye(code)`, `on_problem(msg)`,
     `on_seats(remote, before, after)` (a seat's player or status changed at a table we
-    are at), `on_unreadable(table)` (a message that failed the check and answered no
+    are at), `on_paused(table, before, now)` (a table we are at stopped taking actions —
+    `now` is why, e.g. `save_failed` — or goes on again: `now` None), `on_unreadable(table)` (a message that failed the check and answered no
     request was dropped — an update of that table, perhaps: the screen may be behind)."""
 
     def __init__(self, host: str, port: int, name: str, lang: str, cards=None,
@@ -306,6 +308,7 @@ class Session:
         self.remotes: dict = {}                # table id -> RemoteTable
         self.held: dict = {}                   # table id -> [table.Update] not yet taken
         self.seat_lists: dict = {}             # table id -> its last `seats` message's SeatInfo dicts
+        self.paused: dict = {}                 # table id -> why it is paused (absent: it is not)
         self.chat: list = []                   # chat messages (dicts), oldest first
         self.codes: dict = {}                  # table id -> join code we know (private)
         self.tokens = tokens                   # SeatTokens, or None: kept for this session only
@@ -316,6 +319,7 @@ class Session:
         self.on_bye: Optional[Callable[[str], None]] = None
         self.on_problem: Optional[Callable[[dict], None]] = None
         self.on_seats: Optional[Callable[[RemoteTable, list, list], None]] = None
+        self.on_paused: Optional[Callable[[str, Optional[str], Optional[str]], None]] = None
         self.on_unreadable: Optional[Callable[[Optional[str]], None]] = None
 
     CHAT_KEEP = 200
@@ -385,6 +389,7 @@ class Session:
         if self.remotes.get(remote.table) is remote:
             del self.remotes[remote.table]
         self.held.pop(remote.table, None)
+        self.paused.pop(remote.table, None)     # (told again by its next `seats`)
         if remote.latest is not None and remote.latest.over and remote.seat is not None:
             self.unseated(remote.table)        # a finished game: no seat to come back to
         if self.client.connected:
@@ -420,6 +425,17 @@ class Session:
                 remote.seats_changed(seats)
                 if self.on_seats is not None:
                     self.on_seats(remote, before, seats)
+            paused, was = msg.get("paused"), self.paused.get(table)
+            if paused is None:
+                self.paused.pop(table, None)
+            else:
+                self.paused[table] = paused
+            if info is not None:
+                info["paused"] = paused
+            if remote is not None:
+                remote.paused = paused
+            if paused != was and self.on_paused is not None:
+                self.on_paused(table, was, paused)
             if self.on_tables is not None:
                 self.on_tables()
         elif kind == "chat":

@@ -217,16 +217,23 @@ def _write_unsynced(path: Path, text: str) -> None:
         raise
 
 
-def _fsync_all(paths: list, folder: Path) -> None:
+def _fsync_all(paths: list, folder: Path) -> list:
+    """fsync each file, then the folder; the files that could not be synced (their
+    saves are written again: Server.sync)."""
+    failed = []
     for path in paths:
         try:
             fd = os.open(path, os.O_RDONLY)
-        except OSError:
+        except OSError as exc:
+            if not isinstance(exc, FileNotFoundError):     # (archived meanwhile)
+                log.error("cannot sync %s: %s", path, exc)
+                failed.append(path)
             continue
         try:
             os.fsync(fd)
         except OSError as exc:
             log.error("cannot sync %s: %s", path, exc)
+            failed.append(path)
         finally:
             os.close(fd)
     with contextlib.suppress(OSError):
@@ -235,51 +242,96 @@ def _fsync_all(paths: list, folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+    return failed
+
+
+SAVE_RETRY_FIRST = 1.0        # seconds before a failed save is tried again, doubled each time
+SAVE_RETRY_MOST = 30.0        # ... up to this
 
 
 class Saver:
     """A table's autosave off the event loop: the save after the latest action is written
     (and renamed over the old one) in a thread, one write at a time, the newest position
-    only if several actions came meanwhile. The table's next AI decision (its AI seats',
-    the takeover AI's) waits for the write (`saved`), so a host killed at any moment has
-    the save of the last action or of the one before it."""
+    only if several actions came meanwhile. Every action of the table waits for the save
+    of the one before it (`saved`, `settled`: the AI seats', the takeover AI's, the
+    players'), so a host killed at any moment loses at most the action being applied.
 
-    def __init__(self, game: "NetGame", unsynced: Optional[set]) -> None:
+    A save that fails (a full disk, no file descriptor left, a permission taken away) is
+    no silent log line: the table is paused (`on_failed`: HostedTable.save_failed — no
+    action is taken, its players are told) and the write is tried again after 1, 2, 4 …
+    (at most 30) seconds until it works (`on_works`: the table goes on, its players are
+    told)."""
+
+    def __init__(self, game: "NetGame", unsynced: Optional[set], on_failed=None,
+                 on_works=None) -> None:
         self.game, self.unsynced = game, unsynced
+        self.on_failed, self.on_works = on_failed, on_works
+        self.failing: Optional[OSError] = None     # the last write failed: paused, retrying
+        self.retry_first, self.retry_most = SAVE_RETRY_FIRST, SAVE_RETRY_MOST
         self._latest = None
         self._task: Optional[asyncio.Task] = None
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._clean = asyncio.Event()              # nothing waits to be written, all written
+        self._clean.set()
+        self._settled = asyncio.Event()            # ... or the last write failed
+        self._settled.set()
 
     def request(self, data) -> None:
         self._latest = data
+        self._clean.clear()
+        if self.failing is None:
+            self._settled.clear()
         if self._task is None:
-            self._idle.clear()
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
         game = self.game
+        delay = self.retry_first
         try:
             while self._latest is not None:
-                data, self._latest = self._latest, None
+                data = self._latest
                 try:
                     # the text here (the new actions' JSON only: SaveText), the writing
                     # in a thread (it waits for the file system, not the interpreter)
                     text = game.save_text.text(data)
                     await asyncio.to_thread(_write_unsynced, game.save_path, text)
-                    game.save_problem = game.save_error = None
-                    if self.unsynced is not None:
-                        self.unsynced.add(game.save_path)
                 except OSError as exc:
-                    game.save_error = exc
+                    first = self.failing is None
+                    self.failing = game.save_error = exc
                     game.save_problem = f"{game.save_path}: {exc}"
-                    log.error("cannot save %s", game.save_problem)
+                    self._settled.set()
+                    if self.on_failed is not None:
+                        self.on_failed(exc, first)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, self.retry_most)
+                    continue
+                if self._latest is data:
+                    self._latest = None
+                game.save_problem = game.save_error = None
+                if self.unsynced is not None:
+                    self.unsynced.add(game.save_path)
+                delay = self.retry_first
+                if self.failing is not None:
+                    self.failing = None
+                    if self.on_works is not None:
+                        self.on_works()
         finally:
             self._task = None
-            self._idle.set()
+            if self._latest is None and self.failing is None:
+                self._clean.set()
+                self._settled.set()
 
     async def saved(self) -> None:
-        await self._idle.wait()
+        """Until the latest action is written (while saves fail: until one works)."""
+        await self._clean.wait()
+
+    async def settled(self) -> None:
+        """Until the write under way is done: written, or failed (then `failing`)."""
+        await self._settled.wait()
+
+    def stop(self) -> None:
+        """No more tries (the table is closed; what is not written is lost)."""
+        if self._task is not None:
+            self._task.cancel()
 
 
 class NetGame(GameTable):
@@ -322,6 +374,9 @@ class NetLive(LiveTable):
         action, reason, after = await self.hosted.server.think(player, obs)
         if generation == self._generation and self.game.players.get(seat) is player:
             self.game.players[seat] = after         # its memory and RNG moved on
+        # a player's action may have come meanwhile (a draft, a build): its save first
+        # too, and none while saves fail (_ai_loop applies this at once, no await between)
+        await self.hosted.saver.saved()
         return action, reason
 
     def _publish(self, entries=(), reset: bool = False) -> None:
@@ -381,8 +436,11 @@ class HostedTable:
         self._spectate = None                      # the watchers' one subscription
         self._wake = asyncio.Event()
         self._archive = None                         # the timer that archives it once over
-        self.saver = Saver(game, server._unsynced)
+        self.saver = Saver(game, server._unsynced, self.save_failed, self.save_works)
         game.saver = self.saver
+        self.paused: Optional[str] = None            # why no action is taken now (save_failed)
+        self._paused_at = 0.0                        # (the loop's clock) since when
+        self._graces: dict[int, float] = {}          # paused: the grace left per seat
         self.live = NetLive(game, self, ai_delay=server.ai_delay, on_error=self._ai_failed)
         self._driver: Optional[asyncio.Task] = None
         self._inflight: Optional[int] = None
@@ -396,8 +454,9 @@ class HostedTable:
         return self.server.folder / f"{self.id}.table.json"
 
     def info(self) -> P.TableInfo:
+        # the version anyone may know (a spectator's): a secret build step moves nothing
         return P.TableInfo(self.id, str(self.game.state.phase), self.private, self.seat_infos(),
-                           self.live.version, self.game.over)
+                           self.live.version_for(None), self.game.over, self.paused)
 
     def seat_infos(self) -> tuple[P.SeatInfo, ...]:
         return tuple(P.SeatInfo(i, "human" if s.kind == "human" else s.kind, s.name,
@@ -411,12 +470,17 @@ class HostedTable:
         for conn in self.connections():
             conn.send(obj)
 
-    def broadcast_seats(self) -> None:
-        self.broadcast({"t": "seats", "table": self.id,
-                        "seats": [s.to_wire() for s in self.seat_infos()]})
+    def seats_message(self) -> dict:
+        return {"t": "seats", "table": self.id, "seats": [s.to_wire() for s in self.seat_infos()],
+                "paused": self.paused}
 
-    def save_meta(self) -> None:
-        """The sidecar, atomically (a failure is logged; play goes on, as with a save)."""
+    def broadcast_seats(self) -> None:
+        self.broadcast(self.seats_message())
+
+    def save_meta(self) -> bool:
+        """The sidecar, atomically and synced: True once it is on disk. A failure is
+        logged and False (a join is then refused: a token exists only once it is on
+        disk)."""
         meta = {"format": META_FORMAT, "table": self.id, "private": self.private,
                 "code_hash": self.code_hash, "grace": self.grace, "takeover": self.takeover_level,
                 "clock": self.clock, "created": self.created,
@@ -426,6 +490,49 @@ class HostedTable:
             write_atomic(self.meta_path, json.dumps(meta, ensure_ascii=False, indent=1))
         except OSError as exc:
             log.error("table %s: cannot write %s: %s", self.id, self.meta_path, exc)
+            return False
+        return True
+
+    # ------------------------------------------------------------ a save that fails
+    def save_failed(self, exc: OSError, first: bool) -> None:
+        """The Saver could not write the save (and tries again): the table is paused —
+        no action is taken (players' submits and undos are refused `save_failed`, the AI
+        seats and the takeover AI wait for the save), the grace of a dropped seat and the
+        turn clock stand still — and everyone at the table is told (`seats` with
+        `paused`)."""
+        log.error("table %s: cannot save (%s)%s", self.id, exc,
+                  ": paused, trying again" if first else "")
+        if self.paused is not None or self.live.closed:
+            return
+        loop = asyncio.get_running_loop()
+        self.paused, self._paused_at = "save_failed", loop.time()
+        for i, slot in enumerate(self.slots):
+            if slot.grace is not None:
+                self._graces[i] = max(0.0, slot.grace.when() - loop.time())
+                slot.grace.cancel()
+                slot.grace = None
+        self.broadcast_seats()
+        self._wake.set()
+
+    def save_works(self) -> None:
+        """A save worked again: the table goes on where it was; the time it stood still
+        is given back to every turn clock and grace; everyone at the table is told."""
+        if self.paused is None:
+            return
+        loop = asyncio.get_running_loop()
+        stood = loop.time() - self._paused_at
+        log.info("table %s: saved again after %.0f s: play goes on", self.id, stood)
+        self.paused = None
+        for s in self._deadline:
+            self._deadline[s] += stood
+        graces, self._graces = self._graces, {}
+        if not self.live.closed:
+            for i, left in graces.items():
+                slot = self.slots[i]
+                if slot.conn is None and not slot.takeover and slot.kind in ("human", "open"):
+                    slot.grace = loop.call_later(left, self._grace_over, i)
+        self.broadcast_seats()
+        self.changed()
 
     # ------------------------------------------------------------ life
     def start(self) -> None:
@@ -503,7 +610,9 @@ class HostedTable:
             slot = self.slots[seat]
             token = secrets.token_urlsafe(32)
             slot.kind, slot.name, slot.token_hash = "human", conn.name, _hash(token)
-            self.save_meta()                  # the token is on disk before it is given
+            if not self.save_meta():          # the token is on disk before it is given
+                slot.kind, slot.name, slot.token_hash = "open", None, None
+                return _fair(P.refused(req.id, "save_failed"))
         self.watchers.pop(conn, None)
         if slot.grace is not None:
             slot.grace.cancel()
@@ -541,8 +650,7 @@ class HostedTable:
                 self._spectate = self.live.subscribe(None, callback=self._to_watchers)
             self._subscribe(conn, None).close()
             self.watchers[conn] = None
-            conn.send({"t": "seats", "table": self.id,
-                       "seats": [s.to_wire() for s in self.seat_infos()]})
+            conn.send(self.seats_message())
         else:
             conn.send(P.ok(req.id, table=self.id))
         return {}
@@ -588,6 +696,10 @@ class HostedTable:
             return
         if slot.grace is not None:
             slot.grace.cancel()
+        if self.paused is not None:           # it runs once the table goes on again
+            slot.grace = None
+            self._graces[seat] = self.grace
+            return
         slot.grace = asyncio.get_running_loop().call_later(self.grace, self._grace_over, seat)
 
     def _grace_over(self, seat: int) -> None:
@@ -609,6 +721,8 @@ class HostedTable:
                                                        "yours": seat})
         if self.slots[seat].takeover:
             return P.refused(req.id, "ai_playing", {"seat": seat})
+        if self.paused is not None:
+            return _fair(P.refused(req.id, self.paused))
         result = self.live.submit(seat, req.action)
         if isinstance(result, Refused):
             return _fair(P.refused(req.id, result.code, result.params))
@@ -620,6 +734,8 @@ class HostedTable:
             return P.refused(req.id, "not_seated")
         if self.slots[seat].takeover:
             return P.refused(req.id, "ai_playing", {"seat": seat})
+        if self.paused is not None:
+            return _fair(P.refused(req.id, self.paused))
         result = self.live.undo(seat)
         if isinstance(result, Refused):
             return _fair(P.refused(req.id, result.code, result.params))
@@ -662,6 +778,9 @@ class HostedTable:
         try:
             while not self.live.closed:
                 self._wake.clear()
+                if self.paused is not None:       # saves fail: no clock runs, no AI plays
+                    await self._wake.wait()
+                    continue
                 seat, why = self._due(loop.time())
                 if seat is None:
                     waits = [t - loop.time() for t in self._deadline.values()]
@@ -688,6 +807,8 @@ class HostedTable:
             obs = self.game.observe(seat)
             generation, asked = self.live._generation, self.live._asked.get(seat)
             action, reason, after = await self.server.think(player, obs)
+            # ... and an action that came meanwhile (no await from here to the submit)
+            await self.saver.saved()
         finally:
             self._inflight = None
         self._players[seat] = after
@@ -716,7 +837,8 @@ class HostedTable:
 # not counted against the connection. Every other refusal is bad input and counts
 # (PROTOCOL.md "Bad input": 20 within a minute end the connection).
 FAIR_REFUSALS = frozenset({"ai_playing", "seat_taken", "seat_is_ai", "no_open_seat",
-                           "too_many_tables", "already_seated", "no_such_seat"})
+                           "too_many_tables", "already_seated", "no_such_seat",
+                           "save_failed"})
 
 
 def _fair(refusal: dict) -> dict:
@@ -915,8 +1037,9 @@ class Connection:
             return
         if isinstance(req, (P.Submit, P.Undo)) and req.table in self.server.tables:
             # a player's action follows the save of the last one (then a host killed at
-            # any moment loses at most one action)
-            await self.server.tables[req.table].saver.saved()
+            # any moment loses at most the action being applied); if that save failed,
+            # the table is paused and the action refused `save_failed` (HostedTable.submit)
+            await self.server.tables[req.table].saver.settled()
         answer = self.server.dispatch(self, req)
         if answer:
             if answer["t"] == "refused" and answer["code"] not in FAIR_REFUSALS \
@@ -1064,7 +1187,11 @@ class Server:
         for table in self.tables.values():
             table.close()
         for table in self.tables.values():
-            await table.saver.saved()
+            await table.saver.settled()       # the write under way (not the retries)
+            if table.saver.failing is not None:
+                log.error("table %s: stopped with its last action not saved (%s)",
+                          table.id, table.saver.failing)
+            table.saver.stop()
         await asyncio.sleep(0)
         if self.server is not None:
             try:
@@ -1082,8 +1209,15 @@ class Server:
         """fsync the saves written since the last time (in a thread)."""
         paths = list(self._unsynced)
         self._unsynced.clear()
-        if paths:
-            await asyncio.to_thread(_fsync_all, paths, self.folder)
+        if not paths:
+            return
+        failed = await asyncio.to_thread(_fsync_all, paths, self.folder)
+        for path in failed:
+            # not on disk for sure (EIO, a full disk found late): written again — if that
+            # fails too, the table is paused until it works (Saver)
+            table = next((t for t in self.tables.values() if t.game.save_path == path), None)
+            if table is not None and not table.live.closed:
+                table.game.autosave()
 
     async def _sync_loop(self) -> None:
         while True:
@@ -1144,10 +1278,13 @@ class Server:
     def _new_id(self) -> str:
         while True:
             tid = secrets.token_hex(4)
-            if tid not in self.tables and not (self.folder / f"{tid}.json").exists():
+            if tid not in self.tables and not any(   # (nor a table skipped at start)
+                    os.path.lexists(self.folder / f"{tid}{end}") for end in (".json", ".table.json")):
                 return tid
 
-    def create(self, req: P.Create) -> tuple[HostedTable, Optional[str]]:
+    def create(self, req: P.Create) -> tuple[Optional[HostedTable], Optional[str]]:
+        """A new table, started — (None, None) if its save or sidecar cannot be written
+        (nothing of it is kept: a table exists only once it is on disk)."""
         tid = self._new_id()
         seats = tuple(SeatSetup(s.kind == "open", s.level or "normal") for s in req.seats)
         game = NetGame(Config(players=len(seats), first_game=req.first_game), seats,
@@ -1159,7 +1296,11 @@ class Server:
         game.autosave()                   # at once (no Saver yet): the save, then its sidecar
         table = HostedTable(self, tid, game, slots, req.private, _hash(code) if code else None,
                             req.grace, req.takeover, req.clock)
-        table.save_meta()
+        if game.save_error is not None or not table.save_meta():
+            for path in (game.save_path, table.meta_path):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            return None, None
         self.tables[tid] = table
         table.start()
         log.info("table %s created: %s%s", tid, ",".join(s.kind if s.kind == "open" else s.level
@@ -1168,15 +1309,26 @@ class Server:
         return table, code
 
     def resume(self) -> None:
-        """Every unfinished table of the folder, as it was saved (problems logged)."""
+        """Every unfinished table of the folder, as it was saved. A table whose sidecar or
+        save cannot be read — damaged, not JSON, over its size limit, a folder, a named
+        pipe (never opened: rules.files.read_bounded checks with stat first and opens
+        with O_NONBLOCK), unreadable — is skipped with one log line saying why, and left
+        where it is (a file that could not be read for a while — a permission, no file
+        descriptor left — is resumed at the next start once it can be; its id is never
+        given to a new table); every other table is served."""
+        from rules.files import FileProblem
         for meta_path in sorted(self.folder.glob("*.table.json")):
             tid = meta_path.name[:-len(".table.json")]
             if tid in self.tables:
                 continue
             try:
                 table = self._load(tid, meta_path)
-            except (SaveError, OSError, ValueError, KeyError, TypeError) as exc:
-                log.error("table %s cannot be resumed: %s", tid, exc)
+            except (SaveError, FileProblem) as exc:
+                log.error("table %s cannot be resumed (skipped): %s", _one_line(tid), _one_line(exc))
+                continue
+            except Exception as exc:  # noqa: BLE001 - anything a damaged file makes happen
+                log.error("table %s cannot be resumed (skipped): %s: %s", _one_line(tid),
+                          type(exc).__name__, _one_line(exc))
                 continue
             if table is None:
                 continue
@@ -1258,8 +1410,10 @@ class Server:
                 return P.refused(req.id, "too_many_tables", {"limit": self.max_tables})
             if conn.created >= CREATE_PER_CONNECTION:
                 return P.refused(req.id, "too_many_tables", {"limit": CREATE_PER_CONNECTION})
-            conn.created += 1
             table, code = self.create(req)
+            if table is None:
+                return _fair(P.refused(req.id, "save_failed"))
+            conn.created += 1
             return P.ok(req.id, table=table.id, code=code)
         table = self.tables.get(req.table)
         if table is None:
@@ -1292,6 +1446,14 @@ class Server:
             return self.cards_toml
         from rules.cards import DEFAULT_CARDS_PATH
         return DEFAULT_CARDS_PATH.read_text(encoding="utf-8")
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line of the log, at most 300 characters (a damaged file's
+    text, quoted in a message, is data: no newline or control character passes)."""
+    text = " ".join(str(exc).split())
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text[:300]
 
 
 # ------------------------------------------------------------------ tactical host
