@@ -265,6 +265,37 @@ def test_an_unfinished_table_with_nobody_seated_is_retired_and_its_save_kept(tmp
     asyncio.run(run())
 
 
+def test_a_restart_keeps_who_created_a_table_and_cuts_a_days_grace(tmp_path):
+    """A table's creator (its peer) is in its sidecar: after a restart the peer's tables
+    still count against its share. A sidecar from before the cap, with a grace of a day,
+    is resumed with the cap's grace. A retired table is not resumed."""
+    import json
+
+    async def run():
+        async with running(tmp_path, tables_per_local=3, rate=0, local_rate=0,
+                           retire_after=0.2) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            made = [(await a.ask("create", **THREE_OPEN))["table"] for _ in range(3)]
+            assert (await a.ask("join", table=made[0]))["t"] == "ok"
+            assert (await a.ask("join", table=made[1]))["t"] == "ok"
+            await _until(lambda: made[2] not in server.tables)       # nobody sat there
+            a.close()
+        meta = tmp_path / f"{made[0]}.table.json"
+        data = json.loads(meta.read_text())
+        assert data["peer"] == LOCAL
+        meta.write_text(json.dumps({**data, "grace": 86400}))
+        async with running(tmp_path, tables_per_local=2, rate=0, local_rate=0) as (server, port):
+            assert set(server.tables) == set(made[:2])
+            assert server.tables[made[0]].grace == P.GRACE_MAX
+            b = await Raw(port).connect()
+            await b.hello("Bob")
+            refused = await b.ask("create", **THREE_OPEN)
+            assert refused["code"] == "too_many_tables" and refused["params"] == {"limit": 2}
+            b.close()
+    asyncio.run(run())
+
+
 def test_finished_tables_leave_the_list_beyond_the_newest_ones(tmp_path):
     """Three all-AI tables play to the end; with finished_listed 1 only the one that
     finished last stays listed, the others are archived at once (not after
