@@ -206,8 +206,8 @@ def join_args(args, lang: str):
     except ValueError:
         return None, t("join.bad_address", lang, address=plain(args.address))
     name = args.name if args.name is not None else (os.environ.get("USER") or "guest")
-    from .net.protocol import NAME_MAX
-    if not (0 < len(name) <= NAME_MAX and name.isprintable() and name.strip() == name):
+    from .net.protocol import name_ok
+    if not name_ok(name):
         if args.name is not None:
             return None, t("join.bad_name", lang, name=plain(name))
         name = "guest"

@@ -369,8 +369,9 @@ TUI: dict[str, dict[str, str]] = {
                              "サーバーは tactical host で起動します。",
                        "en": "Nothing is listening at {address} ({why}). "
                              "Start a server with: tactical host"},
-    "join.bad_name": {"ja": "名前は表示できる文字1〜24字です（前後に空白なし）: 「{name}」",
-                      "en": "A name is 1 to 24 printable characters, no spaces at either end: \"{name}\""},
+    "join.bad_name": {"ja": "名前は表示できる文字1〜24字です（前後に空白なし、結合文字で始めず、続けるのは8個まで）: 「{name}」",
+                      "en": "A name is 1 to 24 printable characters, no spaces at either end, not "
+                            "starting with a combining mark nor stacking more than 8: \"{name}\""},
     "join.bad_address": {"ja": "接続先が読めません: {address}（HOST、HOST:PORT、[IPv6]:PORT）",
                          "en": "Cannot read the address {address} (HOST, HOST:PORT or [IPv6]:PORT)"},
     "join.retry": {"ja": "r: 再試行", "en": "r: try again"},

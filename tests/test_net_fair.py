@@ -564,3 +564,18 @@ def test_tactical_hosts_options_are_the_servers_defaults():
     args = _parser().parse_args(["host", "--rate", "3", "--retire-after", "2", "--queue-kib", "64"])
     got = limits(args)
     assert got["rate"] == 3 and got["retire_after"] == 120 and got["queued"] == 64 * 1024
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_tactical_join_refuses_a_name_the_host_would_refuse_before_connecting(lang):
+    """`tactical join --name` with a stack of combining marks: said at once, in the
+    player's language, not a refused hello after connecting."""
+    from types import SimpleNamespace
+
+    from tactical_tui.cli import join_args
+    from tactical_tui.i18n import t
+    for name in ("\u0301abc", "a" + "\u0301" * 9):
+        args = SimpleNamespace(address="127.0.0.1:1", name=name)
+        got, problem = join_args(args, lang)
+        assert got is None and problem.startswith(t("join.bad_name", lang, name="")[:8])
+    assert P.name_ok("Tiếng") and P.name_ok("テ\u3099スト")

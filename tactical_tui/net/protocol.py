@@ -299,6 +299,17 @@ def _name(v: Any) -> str:
     return v
 
 
+def name_ok(v: Any) -> bool:
+    """Whether `v` is a name `hello` takes: 1–NAME_MAX printable characters, no leading
+    or trailing space, not starting with a combining mark nor stacking more than
+    MARKS_MAX (`tactical join --name` checks it before connecting)."""
+    try:
+        _name(v)
+    except ValueError:
+        return False
+    return True
+
+
 def _seat(v: Any) -> int:
     v = _int(v)
     if not 0 <= v < 5:
@@ -636,6 +647,6 @@ __all__ = [
     "FrameTooLarge", "FrameTruncated", "BadFrame", "encode_frame", "decode_body", "read_frame",
     "write_frame", "SeatSpec", "Hello", "ListTables", "Create", "Join", "Watch", "Submit",
     "Undo", "Chat", "Leave", "Cards", "Ping", "Request", "BadRequest", "parse_request", "request_id",
-    "chat_text", "chat_problem", "clusters", "marks_run", "SeatInfo", "TableInfo", "ok", "refused", "bye", "ErrorBudget",
+    "chat_text", "chat_problem", "clusters", "marks_run", "name_ok", "SeatInfo", "TableInfo", "ok", "refused", "bye", "ErrorBudget",
     "check_server_message", "seat_infos", "table_info",
 ]
