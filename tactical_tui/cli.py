@@ -111,6 +111,33 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--ai-delay", type=float, default=0.6, dest="host_ai_delay", metavar="SECONDS",
                    help="pause after each AI action in bidding and battle")
     h.add_argument("--max-tables", type=int, default=100, help="unfinished tables at most")
+    # the limits of a public service (docs/PROTOCOL.md "Fair service"); defaults: server.py
+    h.add_argument("--rate", type=float, default=20.0, metavar="N",
+                   help="requests a second one connection may send (default 20; a burst of 2 s)")
+    h.add_argument("--peer-rate", type=float, default=50.0, metavar="N",
+                   help="requests a second from one address, an IPv6 /64 (default 50)")
+    h.add_argument("--local-rate", type=float, default=400.0, metavar="N",
+                   help="requests a second from this machine: every SSH door session (default 400)")
+    h.add_argument("--queue-kib", type=int, default=256, metavar="KIB",
+                   help="KiB waiting for a slow reader at no seat (lobby, spectator) before it "
+                        "is dropped (default 256)")
+    h.add_argument("--seated-queue-kib", type=int, default=4096, metavar="KIB",
+                   help="... for a seated player (default 4096)")
+    h.add_argument("--tables-per-peer", type=int, default=5, metavar="N",
+                   help="unfinished tables one address (IPv6: /64) may have created (default 5)")
+    h.add_argument("--tables-per-local", type=int, default=50, metavar="N",
+                   help="... this machine, the SSH door's players included (default 50)")
+    h.add_argument("--retire-after", type=float, default=60.0, metavar="MINUTES",
+                   help="retire an unfinished table with no player seated for this long; its "
+                        "save is kept in retired/ (0: never; default 60)")
+    h.add_argument("--finished-listed", type=int, default=20, metavar="N",
+                   help="finished tables the lobby lists at most (default 20)")
+    h.add_argument("--code-guesses", type=int, default=10, metavar="N",
+                   help="wrong join codes a minute from one address (default 10)")
+    h.add_argument("--spectator-chat", type=int, default=6, metavar="N",
+                   help="chat lines in 10 s from all spectators of a table together (default 6)")
+    h.add_argument("--log-every", type=float, default=60.0, metavar="SECONDS",
+                   help="seconds between two log lines about one address (default 60)")
     h.add_argument("--ssh-port", type=int, default=None, help="also run the SSH front door here")
     h.add_argument("--authorized-keys", default=None, metavar="FILE",
                    help="SSH front door: public keys allowed in")
@@ -138,6 +165,18 @@ RANGES = {
     "workers": ("--workers", 0, 1000),
     "max_tables": ("--max-tables", 1, 100_000),
     "ssh_idle": ("--ssh-idle", 0, 10_080),           # minutes (a week); 0: never
+    "rate": ("--rate", 0.1, 100_000),
+    "peer_rate": ("--peer-rate", 0.1, 100_000),
+    "local_rate": ("--local-rate", 0.1, 1_000_000),
+    "queue_kib": ("--queue-kib", 16, 1_048_576),     # a GiB
+    "seated_queue_kib": ("--seated-queue-kib", 16, 1_048_576),
+    "tables_per_peer": ("--tables-per-peer", 1, 100_000),
+    "tables_per_local": ("--tables-per-local", 1, 100_000),
+    "retire_after": ("--retire-after", 0, 10_080),   # minutes (a week); 0: never
+    "finished_listed": ("--finished-listed", 0, 100_000),
+    "code_guesses": ("--code-guesses", 1, 100_000),
+    "spectator_chat": ("--spectator-chat", 1, 1000),
+    "log_every": ("--log-every", 0, 86_400),
 }
 
 
@@ -167,8 +206,8 @@ def join_args(args, lang: str):
     except ValueError:
         return None, t("join.bad_address", lang, address=plain(args.address))
     name = args.name if args.name is not None else (os.environ.get("USER") or "guest")
-    from .net.protocol import NAME_MAX
-    if not (0 < len(name) <= NAME_MAX and name.isprintable() and name.strip() == name):
+    from .net.protocol import name_ok
+    if not name_ok(name):
         if args.name is not None:
             return None, t("join.bad_name", lang, name=plain(name))
         name = "guest"

@@ -513,9 +513,11 @@ def _chat(app, msg: dict) -> None:
     if live is None or getattr(live, "table", object()) != table:
         return
     seat = msg.get("seat")
-    who = _name(msg.get("name")) if msg.get("name") else \
-        (t("seat", app.lang, n=seat + 1) if isinstance(seat, int) else t("join.spectator", app.lang))
-    line = t("join.chat_line", app.lang, who=who, text=plain(msg.get("text", "")))
+    # every line says whose it is: a seat or a spectator (names alone could pass for one
+    # another; the server keeps them unique per table, too)
+    mark = t("seat", app.lang, n=seat + 1) if isinstance(seat, int) else t("join.spectator", app.lang)
+    who = _name(msg.get("name")) if msg.get("name") else "?"
+    line = t("join.chat_line", app.lang, who=who, mark=mark, text=plain(msg.get("text", "")))
     log_note(app, live, line)
     app.notify(line, timeout=6)
 
@@ -535,10 +537,19 @@ def log_note(app, remote, line: str) -> None:
 
 
 def chat_problem(text: str, lang: str) -> Optional[str]:
-    """Why a chat line cannot be sent (control characters, too wide), or None."""
-    if not text.isprintable():
+    """Why a chat line cannot be sent (control characters, too wide, too many characters
+    or combining marks in a row: the server's own check, protocol.chat_problem), or None.
+    An empty line is no problem: it is not sent."""
+    from .net.protocol import MARKS_MAX
+    from .net.protocol import chat_problem as why
+    problem = why(text) if text.strip() else None
+    if problem == "control":
         return t("join.chat_bad", lang)
-    if cell_len(text) > CHAT_CELLS:
+    if problem == "marks":
+        return t("join.chat_marks", lang, n=MARKS_MAX)
+    if problem == "clusters":
+        return t("join.chat_clusters", lang, n=CHAT_CELLS)
+    if problem == "cells":
         return t("join.chat_long", lang, n=CHAT_CELLS)
     return None
 

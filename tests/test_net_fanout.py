@@ -12,7 +12,6 @@ import random
 import socket
 
 from rules import Config
-from tactical_tui.net import server as server_mod
 from tactical_tui.saves import SaveText, parse, to_json
 from tactical_tui.table import GameTable, SeatSetup
 
@@ -97,14 +96,13 @@ def test_watchers_share_one_frame_and_a_seat_never_gets_it(tmp_path):
     asyncio.run(run())
 
 
-def test_a_client_that_does_not_read_is_dropped_and_the_others_go_on(tmp_path, monkeypatch):
-    """A watcher that reads nothing: what waits for it grows until MAX_QUEUED (small
-    here), then it is dropped; the table and the other watcher never wait for it — the
-    other gets every action's update to the end of the game."""
-    monkeypatch.setattr(server_mod, "MAX_QUEUED", 64 * 1024)
-
+def test_a_client_that_does_not_read_is_dropped_and_the_others_go_on(tmp_path):
+    """A watcher that reads nothing: what waits for it grows until its limit (a
+    connection at no seat: Server.queued, small here), then it is dropped; the table and
+    the other watcher never wait for it — the other gets every action's update to the end
+    of the game."""
     async def run():
-        async with running(tmp_path) as (server, port):
+        async with running(tmp_path, queued=64 * 1024) as (server, port):
             owner = await Raw(port).connect()
             await owner.hello("Owner")
             tid = (await owner.ask("create", **_ai_table()))["table"]

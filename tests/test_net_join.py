@@ -533,7 +533,7 @@ def test_chat_text_is_shown_as_written(tmp_path):
                                                               "[bold red]hi[/] [link=x]y")
                 await _until_app(pa, lambda: "[bold red]hi[/]" in screen_text(alice))
                 text = screen_text(alice)
-                assert "» [b]m[/]: [bold red]hi[/] [link=x]y" in text
+                assert "» [b]m[/] (Seat 2): [bold red]hi[/] [link=x]y" in text
                 alice.session._message({"t": "chat", "table": table, "seat": 1, "name": "m\x1b[2J",
                                         "text": "\x1b[31mred\x07"})
                 await _until_app(pa, lambda: "\\x1b[31mred\\x07" in screen_text(alice))
@@ -541,7 +541,7 @@ def test_chat_text_is_shown_as_written(tmp_path):
                 await pa.press("slash")
                 await _until_app(pa, lambda: type(alice.screen).__name__.startswith("LineScreen"))
                 await pa.press(*"[i]me", "enter")
-                await _until_app(pa, lambda: "» alice: [i]me" in screen_text(alice))
+                await _until_app(pa, lambda: "» alice (Seat 1): [i]me" in screen_text(alice))
                 await raw.close()
     asyncio.run(run())
 
@@ -753,7 +753,7 @@ def test_chat_and_seat_lines_stay_in_the_log_after_a_reconnect(tmp_path, monkeyp
             alice = _client_app(host, "alice")
             async with alice.run_test(size=(80, 24)) as pa:
                 table, raw = await _seated_with_a_raw_chatter(host, alice, pa, "dave", "hello table")
-                await _until_app(pa, lambda: "» dave: hello table" in screen_text(alice))
+                await _until_app(pa, lambda: "» dave (Seat 2): hello table" in screen_text(alice))
                 assert "* dave sits down at Seat 2" in screen_text(alice)
                 before = [getattr(e, "chat", None) for e in alice.feeds[0].log]
                 first = host.connection("alice")
@@ -761,7 +761,7 @@ def test_chat_and_seat_lines_stay_in_the_log_after_a_reconnect(tmp_path, monkeyp
                 await _until_app(pa, lambda: host.table.slots[0].conn not in (None, first))
                 await _until_app(pa, lambda: alice.feeds[0].epoch > 1 and not alice.screen.query(NetBanner))
                 assert [getattr(e, "chat", None) for e in alice.feeds[0].log] == before
-                await _until_app(pa, lambda: "» dave: hello table" in screen_text(alice))
+                await _until_app(pa, lambda: "» dave (Seat 2): hello table" in screen_text(alice))
                 assert "* dave sits down at Seat 2" in screen_text(alice)
                 await raw.close()
     asyncio.run(run())

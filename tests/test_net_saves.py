@@ -88,7 +88,8 @@ def test_a_failed_save_pauses_the_table_says_so_and_it_goes_on_once_saving_works
     disk = Disk(monkeypatch)
 
     async def run():
-        async with running(tmp_path) as (server, port):
+        # (no request rate limit: this test submits as fast as refusals come back)
+        async with running(tmp_path, rate=0, peer_rate=0, local_rate=0) as (server, port):
             a = await Raw(port).connect()
             await a.hello("Ann")
             tid = (await a.ask("create", **ONE_HUMAN))["table"]

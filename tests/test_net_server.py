@@ -131,6 +131,11 @@ async def play(c: Raw, table: str, seat: int, rnd: random.Random, stop=None):
         used = latest
         answer = await c.ask("submit", table=table,
                              action=action_to_wire(rnd.choice(latest.observation.legal)))
+        while answer["t"] == "refused" and answer["code"] == "rate_limited":
+            # faster than the host's rate (a bot plays as fast as it reads): as asked, later
+            await asyncio.sleep(answer["params"]["retry"])
+            answer = await c.ask("submit", table=table,
+                                 action=action_to_wire(rnd.choice(latest.observation.legal)))
         if answer["t"] == "ok":
             acted = answer["version"]
         else:
@@ -680,29 +685,6 @@ def test_ai_seats_think_in_the_executor_and_a_broken_pool_is_replaced(tmp_path):
             assert len(table.game.history) > 50
             made[0].shutdown()
     asyncio.run(asyncio.wait_for(run(), 300))
-
-
-def test_one_connection_creates_a_bounded_number_of_tables(tmp_path):
-    async def run():
-        async with running(tmp_path, max_tables=12) as (server, port):
-            a = await Raw(port).connect()
-            await a.hello("Ann")
-            spec = dict(seats=[{"kind": "open"}] * 3)
-            for _ in range(10):
-                assert (await a.ask("create", **spec))["t"] == "ok"
-            refused = await a.ask("create", **spec)
-            assert refused["code"] == "too_many_tables" and refused["params"] == {"limit": 10}
-            b = await Raw(port).connect()
-            await b.hello("Bob")
-            assert (await b.ask("create", **spec))["t"] == "ok"
-            assert (await b.ask("create", **spec))["t"] == "ok"
-            refused = await b.ask("create", **spec)
-            assert refused["code"] == "too_many_tables" and refused["params"] == {"limit": 12}
-            assert len(server.tables) == 12
-            assert len((await a.ask("list"))["tables"]) == 12     # not counted as bad input
-            a.close()
-            b.close()
-    asyncio.run(run())
 
 
 def test_stopping_says_bye_and_keeps_every_table(tmp_path):

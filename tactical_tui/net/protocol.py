@@ -35,12 +35,17 @@ _HEADER = struct.Struct(">I")
 LEVELS = ("random", "easy", "normal", "hard")
 LANGS = ("ja", "en")
 NAME_MAX = 24           # characters of a player's name
-CHAT_MAX = 200          # cells of a chat line
+CHAT_MAX = 200          # cells of a chat line, and its grapheme clusters
+MARKS_MAX = 8           # combining marks in a row (a name's, a chat line's): real scripts
+                        # stack a few (Vietnamese 2, Thai 3, Tibetan 5); "zalgo" stacks hundreds
 TABLE_ID_MAX = 32
 TOKEN_MAX = 128
 CODE_MAX = 16
 ID_LIMIT = 2 ** 53      # request ids: 0 <= id < ID_LIMIT
-TIME_MAX = 86400.0      # seconds: the largest clock or grace
+TIME_MAX = 86400.0      # seconds: the largest clock
+GRACE_MAX = 300.0       # seconds: the largest grace — the lobby's form offers no more
+                        # (lobby.GRACES); a raw client asked for a day and a peer's tables
+                        # then held open seats for it (issue 30 finding 6)
 
 
 # ------------------------------------------------------------------------- framing
@@ -271,9 +276,9 @@ def _bool(v: Any) -> bool:
     return v
 
 
-def _seconds(lo: float):
+def _seconds(lo: float, hi: float = TIME_MAX):
     def check(v: Any) -> float:
-        if type(v) not in (int, float) or not math.isfinite(v) or not lo <= v <= TIME_MAX:
+        if type(v) not in (int, float) or not math.isfinite(v) or not lo <= v <= hi:
             raise ValueError
         return float(v)
     return check
@@ -289,9 +294,20 @@ def _one_of(values: tuple):
 
 def _name(v: Any) -> str:
     v = _str(NAME_MAX)(v)
-    if v.strip() != v or not v:
-        raise ValueError                 # no leading or trailing spaces
+    if v.strip() != v or not v or _is_mark(v[0]) or marks_run(v) > MARKS_MAX:
+        raise ValueError                 # no leading or trailing spaces, no stack of marks
     return v
+
+
+def name_ok(v: Any) -> bool:
+    """Whether `v` is a name `hello` takes: 1–NAME_MAX printable characters, no leading
+    or trailing space, not starting with a combining mark nor stacking more than
+    MARKS_MAX (`tactical join --name` checks it before connecting)."""
+    try:
+        _name(v)
+    except ValueError:
+        return False
+    return True
 
 
 def _seat(v: Any) -> int:
@@ -325,11 +341,62 @@ def _action(v: Any) -> Action:
         raise _Wrong(f"action.{exc.where}" if exc.where else "action") from None
 
 
-def chat_text(v: Any) -> str:
-    """A chat line: one line of printable text (no control character, no line break),
-    1 to CHAT_MAX cells (rich.cells.cell_len: a wide character is two)."""
+def _is_mark(ch: str) -> bool:
+    """A combining mark (Mn, Mc, Me): it joins the character before it."""
+    import unicodedata
+    return unicodedata.category(ch)[0] == "M"
+
+
+# Code points that belong to the cluster of the character before them besides the marks
+# (UAX #29's Extend and SpacingMark, as far as printable text can hold them): Hangul
+# vowel and final jamo, emoji skin tones, the half-width sound marks.
+_JOINERS = ((0x1160, 0x11FF), (0xD7B0, 0xD7FF), (0x1F3FB, 0x1F3FF), (0xFF9E, 0xFF9F))
+
+
+def _extends(ch: str) -> bool:
+    o = ord(ch)
+    return _is_mark(ch) or any(lo <= o <= hi for lo, hi in _JOINERS)
+
+
+def clusters(text: str) -> int:
+    """The grapheme clusters of `text` (what a reader counts as characters): each code
+    point that does not extend the one before it starts one. (A line with a zero-width
+    joiner or a control character is refused before: they are not printable.)"""
+    return sum(1 for i, ch in enumerate(text) if i == 0 or not _extends(ch))
+
+
+def marks_run(text: str) -> int:
+    """The longest run of combining marks in `text`."""
+    run = longest = 0
+    for ch in text:
+        run = run + 1 if _is_mark(ch) else 0
+        longest = max(longest, run)
+    return longest
+
+
+def chat_problem(v: Any) -> Optional[str]:
+    """Why `v` is not a chat line (None: it is one): `empty`, `control` (a control
+    character or a line break: one line of printable text), `cells` (over CHAT_MAX cells,
+    rich.cells.cell_len: a wide character is two), `clusters` (over CHAT_MAX grapheme
+    clusters), `marks` (over MARKS_MAX combining marks in a row: 60 KB of them made one
+    line of one cell)."""
     from rich.cells import cell_len
-    if type(v) is not str or not v.strip() or not v.isprintable() or cell_len(v) > CHAT_MAX:
+    if type(v) is not str or not v.strip():
+        return "empty"
+    if not v.isprintable():
+        return "control"
+    if marks_run(v) > MARKS_MAX:
+        return "marks"
+    if clusters(v) > CHAT_MAX:
+        return "clusters"
+    if cell_len(v) > CHAT_MAX:
+        return "cells"
+    return None
+
+
+def chat_text(v: Any) -> str:
+    """A chat line (chat_problem says what is wrong with one that is not: ValueError)."""
+    if chat_problem(v) is not None:
         raise ValueError
     return v
 
@@ -342,7 +409,7 @@ _SPEC: dict[str, tuple[type, dict]] = {
     "list": (ListTables, {}),
     "create": (Create, {"seats": (_seats, True), "first_game": (_bool, False),
                         "private": (_bool, False), "clock": (_optional(_seconds(5.0)), False),
-                        "grace": (_seconds(0.0), False), "takeover": (_one_of(LEVELS), False)}),
+                        "grace": (_seconds(0.0, GRACE_MAX), False), "takeover": (_one_of(LEVELS), False)}),
     "join": (Join, {"table": (_TABLE, True), "seat": (_optional(_seat), False),
                     "code": (_optional(_str(CODE_MAX)), False),
                     "token": (_optional(_str(TOKEN_MAX)), False)}),
@@ -594,6 +661,6 @@ __all__ = [
     "FrameTooLarge", "FrameTruncated", "BadFrame", "encode_frame", "decode_body", "read_frame",
     "write_frame", "SeatSpec", "Hello", "ListTables", "Create", "Join", "Watch", "Submit",
     "Undo", "Chat", "Leave", "Cards", "Ping", "Request", "BadRequest", "parse_request", "request_id",
-    "chat_text", "SeatInfo", "TableInfo", "ok", "refused", "bye", "ErrorBudget",
+    "chat_text", "chat_problem", "clusters", "marks_run", "name_ok", "SeatInfo", "TableInfo", "ok", "refused", "bye", "ErrorBudget",
     "check_server_message", "seat_infos", "table_info",
 ]

@@ -36,10 +36,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import heapq
 import hmac
 import io
+import itertools
 import json
 import logging
+import math
 import os
 import pickle
 import secrets
@@ -67,7 +70,14 @@ IDLE_TIMEOUT = 180.0          # seconds a connection at no table may send nothin
 SEATED_IDLE_TIMEOUT = 600.0   # ... and one at a table: its client pings every 60 s whatever
                               # the screen, so ten minutes of silence is a dead connection
                               # (a half-open socket: a machine gone, a network cut)
-MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dropped
+# Bytes that may wait for a client that reads slowly: more than that already waiting when
+# another frame is to be sent, and the connection is dropped (its client reconnects and
+# gets the whole log again). Small for a connection at no seat (the lobby, spectators: a
+# list, a cards answer, a spectator's updates), larger for a seated player's (its own
+# updates; a slow terminal over SSH). 60 connections asking for the 64 KB card data 480
+# times each and reading nothing took the host to 1.77 GiB with one 32 MiB limit.
+MAX_QUEUED = 256 * 1024
+MAX_QUEUED_SEATED = 4 * 1024 * 1024
 MAX_TABLES = 100
 MAX_CONNECTIONS = 1000
 # Connections from one peer: one address (IPv6: its /64), or this machine (loopback, or
@@ -78,8 +88,24 @@ MAX_CONNECTIONS = 1000
 MAX_PER_PEER = 16
 MAX_PER_LOCAL = 100
 REFUSED_LOG_EVERY = 60.0      # seconds between two log lines about refused connections
-CREATE_PER_CONNECTION = 10    # tables one connection may create
+PEER_LOG_EVERY = 60.0         # seconds between two log lines about one peer's refusals
+# Requests a second (token buckets, a burst of two seconds' worth): per connection, per
+# peer (all its connections), and this machine's share (every SSH door session's client).
+# A request costs its weight (REQUEST_COST) in tokens.
+RATE = 20.0
+PEER_RATE = 50.0
+LOCAL_RATE = 400.0
+# What a request costs, by its work for the host: `watch` and `join` encode the whole log
+# of the table for the connection, `cards` is the 64 KB card data, `create` deals a game
+# and writes two files, `list` is every table's seats. Anything else: 1.
+REQUEST_COST = {"watch": 4, "join": 4, "cards": 10, "create": 10, "list": 2}
+TABLES_PER_PEER = 5           # unfinished tables one peer (address, IPv6 /64) created
+TABLES_PER_LOCAL = 50         # ... this machine (the SSH door's players create theirs here)
+RETIRE_AFTER = 3600.0         # seconds an unfinished table may have no human seated
+FINISHED_LISTED = 20          # finished tables listed ("over") at most; the oldest leave first
+CODE_GUESSES = 10             # wrong join codes a minute from one peer (private tables)
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
+SPECTATOR_CHAT = 6            # chat lines in 10 seconds from all of a table's spectators
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 FINISHED_KEEP = 600.0         # seconds a finished table stays listed ("over") before it is archived
@@ -371,7 +397,7 @@ class NetLive(LiveTable):
         await self.hosted.saver.saved()          # the last action is on disk first
         player = self.game.players[seat]
         generation = self._generation
-        action, reason, after = await self.hosted.server.think(player, obs)
+        action, reason, after = await self.hosted.server.think(player, obs, self.hosted)
         if generation == self._generation and self.game.players.get(seat) is player:
             self.game.players[seat] = after         # its memory and RNG moved on
         # a player's action may have come meanwhile (a draft, a build): its save first
@@ -427,12 +453,17 @@ class HostedTable:
     def __init__(self, server: "Server", table_id: str, game: GameTable, slots: list[Slot],
                  private: bool = False, code_hash: Optional[str] = None, grace: float = 60.0,
                  takeover: str = "normal", clock: Optional[float] = None,
-                 created: float = 0.0) -> None:
+                 created: float = 0.0, peer: Optional[str] = None) -> None:
         self.server, self.id, self.game, self.slots = server, table_id, game, slots
         self.private, self.code_hash = private, code_hash
         self.grace, self.takeover_level, self.clock = grace, takeover, clock
         self.created = created or time.time()
-        self.watchers: dict["Connection", Any] = {}
+        self.peer = peer                             # who created it (Server.tables_per_peer)
+        self.over_at = 0.0                           # when it was over (Server.finished)
+        self.watchers: dict["Connection", str] = {}  # watcher -> its name at this table
+        self.spectator_chat = TokenBucket(server.spectator_chat / 10.0,
+                                          max(1, server.spectator_chat), server.clock)
+        self._retire = None                          # the timer that retires it (no human)
         self._spectate = None                      # the watchers' one subscription
         self._wake = asyncio.Event()
         self._archive = None                         # the timer that archives it once over
@@ -483,7 +514,7 @@ class HostedTable:
         disk)."""
         meta = {"format": META_FORMAT, "table": self.id, "private": self.private,
                 "code_hash": self.code_hash, "grace": self.grace, "takeover": self.takeover_level,
-                "clock": self.clock, "created": self.created,
+                "clock": self.clock, "created": self.created, "peer": self.peer,
                 "seats": [{"kind": s.kind, "level": s.level, "name": s.name,
                            "token_hash": s.token_hash} for s in self.slots]}
         try:
@@ -543,8 +574,49 @@ class HostedTable:
         for i, s in enumerate(self.slots):
             if s.kind in ("human", "open") and s.conn is None:
                 self._start_grace(i)
+        self.lonely()
+
+    def has_humans(self) -> bool:
+        """A player is seated here, connected (spectators do not count)."""
+        return any(s.conn is not None for s in self.slots)
+
+    def lonely(self) -> None:
+        """Start the retirement timer when no human is seated (Server.retire), stop it
+        when one is: an unfinished table nobody plays does not hold the host for ever."""
+        if self.has_humans() or self.game.over or self.live.closed:
+            if self._retire is not None:
+                self._retire.cancel()
+                self._retire = None
+        elif self._retire is None and self.server.retire_after > 0:
+            self._retire = asyncio.get_running_loop().call_later(
+                self.server.retire_after, self.server.retire, self.id)
+
+    def name_of(self, conn: "Connection") -> Optional[str]:
+        """`conn`'s name at this table: its seat's, else its spectator's name."""
+        seat = self.seat_of(conn)
+        if seat is not None:
+            return self.slots[seat].name
+        return self.watchers.get(conn, conn.name)
+
+    def unique_name(self, name: str, conn: "Connection", seat: Optional[int] = None) -> str:
+        """`name`, or `name (2)`, `name (3)`… if another seat or spectator of this table
+        has it already: names are unique per table (a spectator could chat as a seated
+        player's name)."""
+        taken = {s.name for i, s in enumerate(self.slots) if s.name is not None and i != seat} | \
+            {n for c, n in self.watchers.items() if c is not conn}
+        if name not in taken:
+            return name
+        for k in itertools.count(2):
+            suffix = f" ({k})"
+            candidate = name[:P.NAME_MAX - len(suffix)].rstrip() + suffix
+            if candidate not in taken:
+                return candidate
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
+        if self._retire is not None:
+            self._retire.cancel()
+            self._retire = None
         if self._archive is not None:
             self._archive.cancel()
         for s in self.slots:
@@ -561,6 +633,9 @@ class HostedTable:
             # the table is archived (Server.archive)
             self._archive = asyncio.get_running_loop().call_later(
                 self.server.finished_keep, self.server.archive, self.id)
+            self.over_at = time.monotonic()
+            self.lonely()
+            self.server.finished(self)
 
     def _ai_failed(self, exc: BaseException) -> None:
         log.error("table %s: an AI seat failed: %r", self.id, exc, exc_info=exc)
@@ -593,8 +668,9 @@ class HostedTable:
                 old.bye("replaced")
             token = req.token
         else:
-            if self.private and not _matches((req.code or "").upper(), self.code_hash):
-                return P.refused(req.id, "bad_code")
+            refused = self._code_refused(conn, req.id, req.code)
+            if refused:
+                return refused
             if held is not None:
                 return P.refused(req.id, "already_seated", {"seat": held})
             if req.seat is None:
@@ -609,7 +685,8 @@ class HostedTable:
                                      {"seat": seat})
             slot = self.slots[seat]
             token = secrets.token_urlsafe(32)
-            slot.kind, slot.name, slot.token_hash = "human", conn.name, _hash(token)
+            slot.kind, slot.token_hash = "human", _hash(token)
+            slot.name = self.unique_name(conn.name, conn, seat)
             if not self.save_meta():          # the token is on disk before it is given
                 slot.kind, slot.name, slot.token_hash = "open", None, None
                 return _fair(P.refused(req.id, "save_failed"))
@@ -618,7 +695,7 @@ class HostedTable:
             slot.grace.cancel()
             slot.grace = None
         if slot.conn is not conn:
-            slot.conn, slot.name = conn, conn.name
+            slot.conn, slot.name = conn, self.unique_name(conn.name, conn, seat)
             if slot.sub is not None:
                 slot.sub.close()
             conn.tables[self.id] = seat
@@ -632,15 +709,31 @@ class HostedTable:
             else:
                 slot.takeover = False
                 log.info("table %s: seat %d reclaimed by %r", self.id, seat, conn.name)
+        self.lonely()
         self.broadcast_seats()
         self.changed()
         return {}
 
+    def _code_refused(self, conn: "Connection", rid: int, code: Optional[str]) -> Optional[dict]:
+        """The refusal of a join or watch of this table with `code` (None: it may):
+        `bad_code` for a wrong one; `too_many_guesses` when the connection's peer has
+        tried too many wrong ones (Server.guessing) — then no code is even checked."""
+        if not self.private:
+            return None
+        wait = self.server.guessing(conn)
+        if wait is not None:
+            return P.refused(rid, "too_many_guesses", {"retry": math.ceil(wait)})
+        if not _matches((code or "").upper(), self.code_hash):
+            self.server.wrong_code(conn)
+            return P.refused(rid, "bad_code")
+        return None
+
     def watch(self, conn: "Connection", req: P.Watch) -> dict:
         if self.seat_of(conn) is not None:
             return P.refused(req.id, "already_seated", {"seat": self.seat_of(conn)})
-        if self.private and not _matches((req.code or "").upper(), self.code_hash):
-            return P.refused(req.id, "bad_code")
+        refused = self._code_refused(conn, req.id, req.code)
+        if refused:
+            return refused
         if conn not in self.watchers:
             conn.tables[self.id] = None
             conn.send(P.ok(req.id, table=self.id))
@@ -649,7 +742,7 @@ class HostedTable:
             if self._spectate is None:
                 self._spectate = self.live.subscribe(None, callback=self._to_watchers)
             self._subscribe(conn, None).close()
-            self.watchers[conn] = None
+            self.watchers[conn] = self.unique_name(conn.name, conn)
             conn.send(self.seats_message())
         else:
             conn.send(P.ok(req.id, table=self.id))
@@ -688,6 +781,7 @@ class HostedTable:
             self._release(seat)
             log.info("table %s: seat %d disconnected (%r)", self.id, seat, conn.name)
             self._start_grace(seat)
+            self.lonely()
             self.broadcast_seats()
 
     def _start_grace(self, seat: int) -> None:
@@ -806,7 +900,7 @@ class HostedTable:
             await self.saver.saved()                  # the last action is on disk first
             obs = self.game.observe(seat)
             generation, asked = self.live._generation, self.live._asked.get(seat)
-            action, reason, after = await self.server.think(player, obs)
+            action, reason, after = await self.server.think(player, obs, self)
             # ... and an action that came meanwhile (no await from here to the submit)
             await self.saver.saved()
         finally:
@@ -837,8 +931,8 @@ class HostedTable:
 # not counted against the connection. Every other refusal is bad input and counts
 # (PROTOCOL.md "Bad input": 20 within a minute end the connection).
 FAIR_REFUSALS = frozenset({"ai_playing", "seat_taken", "seat_is_ai", "no_open_seat",
-                           "too_many_tables", "already_seated", "no_such_seat",
-                           "save_failed"})
+                           "too_many_tables", "already_seated", "no_such_seat", "rate_limited",
+                           "chat_busy", "save_failed"})
 
 
 def _fair(refusal: dict) -> dict:
@@ -860,10 +954,12 @@ class Connection:
         self.chats = P.ErrorBudget(*CHAT_BURST)
         self.closing = False
         self.sent = 0                                   # frames (the bench counts them)
-        self.created = 0                                # tables this connection created
         self.key: Optional[str] = None                  # its peer (Server.peer_key)
+        self.bucket = bucket(server.rate, server.clock)  # its requests a second
+        self.peer_bucket: Optional[TokenBucket] = None  # its peer's (Server._serve)
         self.started = self.heard = time.monotonic()    # when it came, its last frame
         self._watchdog: Optional[asyncio.TimerHandle] = None
+        self._ended = asyncio.Event()                   # set by close()
 
     # ------------------------------------------------------------ output
     def send(self, obj: dict) -> None:
@@ -881,17 +977,22 @@ class Connection:
         """Written at once, in the caller's turn of the event loop (the kernel takes what
         it can now, the transport keeps the rest and sends it as the client reads): an
         update reaches every connection without waiting for a task per connection. A
-        client that reads too slowly is dropped when MAX_QUEUED bytes wait for it (it
-        reconnects and gets the whole log again, `reset`); the table and the others
-        never wait for it."""
+        client that reads too slowly is dropped when more than its `queue_limit()` bytes
+        wait for it as another frame comes (it reconnects and gets the whole log again,
+        `reset`); the table and the others never wait for it. (Dropped, not thinned out:
+        every frame a connection is sent is one it needs — an answer, its seat's update, a
+        change of seats — and a client that skipped one would show a wrong table.)"""
         if self.closing:
             return
         transport = self.writer.transport
         if transport.is_closing():
             return
-        waiting = transport.get_write_buffer_size() + len(frame)
-        if waiting > MAX_QUEUED:
-            log.warning("%s: too slow (%d bytes waiting): closing", self.peer, waiting)
+        waiting = transport.get_write_buffer_size()
+        limit = self.queue_limit()
+        if waiting > limit:
+            self.server.peer_log.say(self.key, "too slow", logging.WARNING,
+                                     "%s: too slow (%d bytes waiting, %d at most): closing",
+                                     self.peer, waiting, limit)
             self.close(abort=True)
             return
         try:
@@ -900,6 +1001,11 @@ class Connection:
             self.close(abort=True)
             return
         self.sent += 1
+
+    def queue_limit(self) -> int:
+        """The bytes that may wait for this connection: a seated player's more."""
+        seated = any(seat is not None for seat in self.tables.values())
+        return self.server.queued_seated if seated else self.server.queued
 
     def send_update(self, table_id: str, update) -> None:
         try:
@@ -920,6 +1026,7 @@ class Connection:
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
+        self._ended.set()
         if not self.closing:
             self.closing = True
             try:
@@ -938,12 +1045,34 @@ class Connection:
     # ------------------------------------------------------------ input
     def refuse(self, rid: Optional[int], code: str, params: Optional[dict] = None,
                detail: str = "") -> None:
-        log.info("%s: refused %s%s%s", self.peer, code, f" {params}" if params else "",
-                 f" ({detail})" if detail else "")
+        self.server.peer_log.say(self.key, code, logging.INFO, "%s: refused %s%s%s", self.peer,
+                                 code, f" {params}" if params else "",
+                                 f" ({detail})" if detail else "")
         self.send(P.refused(rid, code, params))
         if self.budget.strike():
-            log.warning("%s: %d refusals within a minute: closing", self.peer, self.budget.limit)
+            self.server.peer_log.say(self.key, "too_many_errors", logging.WARNING,
+                                     "%s: %d refusals within a minute: closing", self.peer,
+                                     self.budget.limit)
             self.bye("too_many_errors")
+
+    def admit(self, obj: dict) -> float:
+        """0 if the request `obj` may be handled now (its cost taken from the connection's
+        bucket and its peer's), else the seconds until it could be: it is refused
+        `rate_limited` (not counted as bad input), and nothing more is read from this
+        connection meanwhile — a flood waits in its own socket, not in the host."""
+        kind = obj.get("t")
+        cost = REQUEST_COST.get(kind, 1) if type(kind) is str else 1
+        buckets = [b for b in (self.bucket, self.peer_bucket) if b is not None]
+        if all(b.has(cost) for b in buckets):
+            for b in buckets:
+                b.take(cost)
+            return 0.0
+        wait = max(b.wait(cost) for b in buckets)
+        self.server.peer_log.say(self.key, "rate_limited", logging.INFO,
+                                 "%s: refused rate_limited (%s)", self.peer, str(kind)[:16])
+        self.send(P.refused(P.request_id(obj), "rate_limited",
+                            {"retry": math.ceil(wait * 10) / 10}))
+        return wait
 
     def _watch(self) -> None:
         """The idle watchdog (PROTOCOL.md "Idle connections"): a connection that says no
@@ -967,7 +1096,7 @@ class Connection:
             left = self.heard + self.server.idle_timeout - now
             why = f"nothing for {self.server.idle_timeout:g} s at no table"
         if left <= 0:
-            log.info("%s: %s: closing", self.peer, why)
+            log.debug("%s: %s: closing", self.peer, why)
             self.bye("idle")
             return
         # looked at again at least every idle_timeout: a connection that leaves its
@@ -999,11 +1128,20 @@ class Connection:
                     break
                 if obj is None:
                     break
+                wait = self.admit(obj)
+                if wait:
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self._ended.wait(), wait)   # (or closed)
+                    continue
                 try:
                     await self.handle(obj)
                 except Exception as exc:  # noqa: BLE001 - a bug: refused, said, the rest goes on
                     log.error("%s: a request failed: %r", self.peer, exc, exc_info=exc)
                     self.refuse(P.request_id(obj), "server_error")
+                # the others' turn: frames this client sent together are all in the
+                # reader's buffer, and reading them does not wait — without this, one
+                # connection's burst was handled to its end before anyone else's frame
+                await asyncio.sleep(0)
         finally:
             self.close()
             try:
@@ -1028,7 +1166,7 @@ class Connection:
                 self.refuse(req.id, "bad_version", {"server": P.VERSION})
             else:
                 self.name, self.lang = req.name, req.lang
-                log.info("%s: hello from %r", self.peer, req.name)
+                log.debug("%s: hello from %r", self.peer, req.name)
                 self.send(P.ok(req.id, v=P.VERSION, server="tactical",
                                cards=fingerprint(self.server.cards)))
             return
@@ -1048,7 +1186,9 @@ class Connection:
             else:
                 answer.pop("fair", None)
                 if answer["t"] == "refused":
-                    log.info("%s: refused %s %s", self.peer, answer["code"], answer["params"])
+                    self.server.peer_log.say(self.key, answer["code"], logging.INFO,
+                                             "%s: refused %s %s", self.peer, answer["code"],
+                                             answer["params"])
                 self.send(answer)
 
 
@@ -1094,6 +1234,128 @@ class RateLimited:
             return None
         said, self.count, self.last = self.count, 0, now
         return said
+
+
+class TokenBucket:
+    """`rate` tokens a second, up to `burst`: `take(n)` spends `n` when there are that
+    many (True), else nothing (False); `wait(n)` is the seconds until there are. A rate
+    of 0 or less: no limit."""
+
+    __slots__ = ("rate", "burst", "tokens", "stamp", "clock")
+
+    def __init__(self, rate: float, burst: float, clock=time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens = burst
+        self.stamp = clock()
+
+    def _fill(self) -> None:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + max(0.0, now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def has(self, n: float = 1.0) -> bool:
+        if self.rate <= 0:
+            return True
+        self._fill()
+        return self.tokens >= n
+
+    def take(self, n: float = 1.0) -> bool:
+        if not self.has(n):
+            return False
+        if self.rate > 0:
+            self.tokens -= n
+        return True
+
+    def wait(self, n: float = 1.0) -> float:
+        if self.has(n):
+            return 0.0
+        return (min(n, self.burst) - self.tokens) / self.rate
+
+    def full(self) -> bool:
+        return self.rate <= 0 or (self.has(self.burst))
+
+
+def bucket(rate: float, clock=time.monotonic, seconds: float = 2.0) -> TokenBucket:
+    """A bucket of `rate` a second whose burst is `seconds` of it (and at least the
+    dearest request: REQUEST_COST)."""
+    return TokenBucket(rate, max(rate * seconds, max(REQUEST_COST.values())), clock)
+
+
+class PeerLog:
+    """Log lines about what one peer does (refusals, wrong join codes, slow readers,
+    connections closed): at most one line per `every` seconds per peer — the first at
+    once; the ones held back meanwhile are counted, by kind, and said in the peer's next
+    line (or when the peer is forgotten). 5 connections' refusals wrote 16 MB in 15 s."""
+
+    KEEP = 4096                   # peers remembered at most
+
+    def __init__(self, every: float = PEER_LOG_EVERY, clock=time.monotonic) -> None:
+        self.every, self.clock = every, clock
+        self.peers: dict[str, tuple[float, dict]] = {}   # peer -> (last line, held back by kind)
+
+    def say(self, peer: Optional[str], kind: str, level: int, msg: str, *args: Any) -> bool:
+        """Log `msg % args` unless `peer` had a line within `every` seconds (then it is
+        counted under `kind`). True if it was logged."""
+        now = self.clock()
+        peer = peer or "?"
+        last = self.peers.get(peer)
+        if last is not None and now - last[0] < self.every:
+            last[1][kind] = last[1].get(kind, 0) + 1
+            return False
+        held = last[1] if last is not None else {}
+        if held:
+            msg += " (and since %s's last line: %s)"
+            args = (*args, peer, _counts(held))
+        log.log(level, msg, *args)
+        self.peers.pop(peer, None)
+        self.peers[peer] = (now, {})
+        if len(self.peers) > self.KEEP:
+            self._forget(now)
+        return True
+
+    def _forget(self, now: float) -> None:
+        for peer, (last, held) in list(self.peers.items()):
+            if now - last >= self.every or len(self.peers) > self.KEEP:
+                del self.peers[peer]
+                if held:
+                    log.info("%s: %s", peer, _counts(held))
+
+
+def _counts(held: dict) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(held.items(), key=lambda kv: -kv[1]))
+
+
+class AIQueue:
+    """The AI pool's turns: at most `slots` decisions in the executor at once; the others
+    wait, those of tables with a human seated (connected) first, then in the order they
+    came. 90 all-AI tables made another table's normal AI wait 1.1 s a decision."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = max(1, slots)
+        self.busy = 0
+        self.waiting: list = []              # (priority, arrival, future)
+        self._arrival = itertools.count()
+
+    async def acquire(self, priority: int) -> None:
+        if self.busy < self.slots:           # (then nobody waits: release hands turns over)
+            self.busy += 1
+            return
+        fut = asyncio.get_running_loop().create_future()
+        heapq.heappush(self.waiting, (priority, next(self._arrival), fut))
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()               # handed a turn it will not use
+            raise
+
+    def release(self) -> None:
+        while self.waiting:
+            _, _, fut = heapq.heappop(self.waiting)
+            if not fut.done():
+                fut.set_result(None)         # the turn goes to it (busy stays)
+                return
+        self.busy -= 1
 
 
 TURN_AWAY_WAIT = 1.0        # seconds a refused connection has to read its bye
@@ -1145,16 +1407,38 @@ class Server:
     idle_timeout: float = IDLE_TIMEOUT        # at no table, nothing sent: bye idle
     seated_idle_timeout: float = SEATED_IDLE_TIMEOUT   # at a table, nothing sent: gone
     finished_keep: float = FINISHED_KEEP      # seconds a finished table stays listed
+    finished_listed: int = FINISHED_LISTED    # finished tables listed at most (oldest out first)
+    rate: float = RATE                        # requests a second: a connection's
+    peer_rate: float = PEER_RATE              # ... a peer's (all its connections)
+    local_rate: float = LOCAL_RATE            # ... this machine's (every local client)
+    queued: int = MAX_QUEUED                  # bytes waiting for a connection at no seat
+    queued_seated: int = MAX_QUEUED_SEATED    # ... for a seated player's
+    tables_per_peer: int = TABLES_PER_PEER    # unfinished tables a peer created, at most
+    tables_per_local: int = TABLES_PER_LOCAL  # ... this machine
+    retire_after: float = RETIRE_AFTER        # seconds unfinished with no human seated (0: never)
+    code_guesses: int = CODE_GUESSES          # wrong join codes a minute from one peer
+    spectator_chat: int = SPECTATOR_CHAT      # lines in 10 s from a table's spectators together
+    log_every: float = PEER_LOG_EVERY         # seconds between two log lines about one peer
+    ai_slots: Optional[int] = None            # decisions in the executor at once (None: its workers)
+    clock: Any = time.monotonic               # the rate limits' and the peer log's
     tables: dict = field(factory=dict)
     connections: set = field(factory=set)
     peers: dict = field(factory=dict)         # peer key -> its connections now
     refused_log: Any = field(factory=lambda: RateLimited(REFUSED_LOG_EVERY))
+    peer_buckets: dict = field(factory=dict)  # peer key -> its requests' TokenBucket
+    guesses: dict = field(factory=dict)       # peer key -> its wrong join codes' TokenBucket
+    peer_log: Any = None                      # PeerLog (made from log_every and clock)
+    ai_queue: Any = None                      # AIQueue (made at the first decision)
     server: Any = None
     _lock: Any = None
     _unsynced: set = field(factory=set)       # saves written since the last fsync
     _sync_task: Any = None
 
     # ------------------------------------------------------------ start, stop
+    def __attrs_post_init__(self) -> None:
+        if self.peer_log is None:
+            self.peer_log = PeerLog(self.log_every, self.clock)
+
     def lock_folder(self) -> None:
         """One host per folder of tables (RuntimeError naming the folder otherwise)."""
         import fcntl
@@ -1244,6 +1528,7 @@ class Server:
             return
         conn = Connection(self, reader, writer)
         conn.key = key
+        conn.peer_bucket = self._peer_bucket(key)
         self.connections.add(conn)
         self.peers[key] = self.peers.get(key, 0) + 1
         try:
@@ -1254,9 +1539,54 @@ class Server:
             if not self.peers[key]:
                 del self.peers[key]
 
-    async def think(self, player: Any, obs: Any) -> tuple:
-        """(action, reason, the player after deciding): in the executor (the player
-        packed, its card data by reference), or in a thread with the player itself."""
+    def _peer_bucket(self, key: str) -> TokenBucket:
+        """The peer's bucket of requests, kept while the peer is away until it is full
+        again (a peer that closes its connections and comes back is not a new one)."""
+        got = self.peer_buckets.get(key)
+        if got is None:
+            if len(self.peer_buckets) > 2 * len(self.peers) + 256:
+                for k, b in list(self.peer_buckets.items()):
+                    if k not in self.peers and b.full():
+                        del self.peer_buckets[k]
+            got = self.peer_buckets[key] = bucket(
+                self.local_rate if key == LOCAL else self.peer_rate, self.clock)
+        return got
+
+    def guessing(self, conn: "Connection") -> Optional[float]:
+        """None if `conn`'s peer may try a join code now, else the seconds until it may:
+        `code_guesses` wrong codes a minute per peer (private tables' codes were tried
+        ~6,700 times a second from one machine)."""
+        got = self.guesses.get(conn.key)
+        if got is None:
+            if len(self.guesses) > 4096:
+                for k, b in list(self.guesses.items()):
+                    if b.full():
+                        del self.guesses[k]
+            got = self.guesses[conn.key] = TokenBucket(
+                self.code_guesses / 60.0, max(1, self.code_guesses), self.clock)
+        return None if got.has(1) else got.wait(1)
+
+    def wrong_code(self, conn: "Connection") -> None:
+        got = self.guesses.get(conn.key)
+        if got is not None:
+            got.take(1)
+
+    async def think(self, player: Any, obs: Any, table: Optional["HostedTable"] = None) -> tuple:
+        """(action, reason, the player after deciding), in the AI pool's turn
+        (`AIQueue`: a table with a human seated before the others)."""
+        if self.ai_queue is None:
+            slots = self.ai_slots or getattr(self.executor, "_max_workers", None) or 1
+            self.ai_queue = AIQueue(slots)
+        queue = self.ai_queue
+        await queue.acquire(0 if table is not None and table.has_humans() else 1)
+        try:
+            return await self._think(player, obs)
+        finally:
+            queue.release()
+
+    async def _think(self, player: Any, obs: Any) -> tuple:
+        """In the executor (the player packed, its card data by reference), or in a
+        thread with the player itself."""
         if self.executor is None:
             action, reason = await _in_thread(_choose, player, obs)
             return action, reason, player
@@ -1271,7 +1601,7 @@ class Server:
                 log.error("the AI pool is broken (%r): %s", exc,
                           "starting a new one" if self.pool_factory else "thinking in the host")
                 self.executor = self.pool_factory() if self.pool_factory else None
-            return await self.think(player, obs)
+            return await self._think(player, obs)
         return action, reason, unpack(blob)
 
     # ------------------------------------------------------------ tables
@@ -1282,9 +1612,10 @@ class Server:
                     os.path.lexists(self.folder / f"{tid}{end}") for end in (".json", ".table.json")):
                 return tid
 
-    def create(self, req: P.Create) -> tuple[Optional[HostedTable], Optional[str]]:
-        """A new table, started — (None, None) if its save or sidecar cannot be written
-        (nothing of it is kept: a table exists only once it is on disk)."""
+    def create(self, req: P.Create, peer: Optional[str] = None
+               ) -> tuple[Optional[HostedTable], Optional[str]]:
+        """A new table of `peer`, started — (None, None) if its save or sidecar cannot be
+        written (nothing of it is kept: a table exists only once it is on disk)."""
         tid = self._new_id()
         seats = tuple(SeatSetup(s.kind == "open", s.level or "normal") for s in req.seats)
         game = NetGame(Config(players=len(seats), first_game=req.first_game), seats,
@@ -1295,7 +1626,7 @@ class Server:
         slots = [Slot("open") if s.kind == "open" else Slot("ai", s.level) for s in req.seats]
         game.autosave()                   # at once (no Saver yet): the save, then its sidecar
         table = HostedTable(self, tid, game, slots, req.private, _hash(code) if code else None,
-                            req.grace, req.takeover, req.clock)
+                            req.grace, req.takeover, req.clock, peer=peer)
         if game.save_error is not None or not table.save_meta():
             for path in (game.save_path, table.meta_path):
                 with contextlib.suppress(OSError):
@@ -1336,28 +1667,49 @@ class Server:
             table.start()
             log.info("table %s resumed at action %d", tid, table.live.version)
 
-    def archive(self, tid: str) -> None:
+    def finished(self, table: HostedTable) -> None:
+        """`table` is over: listed ("over") for finished_keep seconds, and among the
+        finished_listed newest finished tables — an older one leaves the list at once
+        (self-finishing tables kept the lobby at 180 entries)."""
+        over = sorted((t for t in self.tables.values() if t.game.over and not t.live.closed),
+                      key=lambda t: t.over_at)
+        for old in over[:max(0, len(over) - self.finished_listed)]:
+            self.archive(old.id)
+
+    def archive(self, tid: str, into: str = "finished") -> None:
         """A finished table leaves the list: its save and sidecar move to `finished/`
-        in the folder of tables (kept: a replay of the game; never resumed)."""
+        in the folder of tables (kept: a replay of the game; never resumed). A retired
+        one (`retire`) goes to `retired/` the same way."""
         table = self.tables.pop(tid, None)
         if table is not None:
             table.close()
             for conn in table.connections():
                 conn.tables.pop(tid, None)
-        asyncio.get_running_loop().create_task(self._archive_files(tid, table))
+        asyncio.get_running_loop().create_task(self._archive_files(tid, table, into))
 
-    async def _archive_files(self, tid: str, table: Optional[HostedTable]) -> None:
+    def retire(self, tid: str) -> None:
+        """An unfinished table that had no human seated for retire_after seconds: it
+        leaves the list and stops; its save and sidecar are kept in `retired/` (not
+        resumed; moved back beside the others, it is resumed at the next start)."""
+        table = self.tables.get(tid)
+        if table is None or table.game.over or table.has_humans():
+            return
+        log.info("table %s retired: no human seated for %g s", tid, self.retire_after)
+        self.archive(tid, "retired")
+
+    async def _archive_files(self, tid: str, table: Optional[HostedTable],
+                             into: str = "finished") -> None:
         if table is not None:
             await table.saver.saved()
         try:
-            await asyncio.to_thread(self._move_finished, tid)
+            await asyncio.to_thread(self._move_finished, tid, into)
         except OSError as exc:
-            log.error("table %s: cannot archive it: %s", tid, exc)
+            log.error("table %s: cannot move it to %s: %s", tid, into, exc)
         else:
-            log.info("table %s archived in %s", tid, self.folder / "finished")
+            log.info("table %s moved to %s", tid, self.folder / into)
 
-    def _move_finished(self, tid: str) -> None:
-        done = self.folder / "finished"
+    def _move_finished(self, tid: str, into: str = "finished") -> None:
+        done = self.folder / into
         done.mkdir(exist_ok=True)
         for name in (f"{tid}.json", f"{tid}.table.json"):
             if (self.folder / name).exists():
@@ -1390,10 +1742,12 @@ class Server:
             slots.append(Slot(kind, level if kind == "ai" else None, name, token_hash))
         if len(slots) != len(game.seats):
             raise ValueError(f"{meta_path}: {len(slots)} seats for {len(game.seats)}")
-        clock = meta["clock"]
+        clock, peer = meta["clock"], meta.get("peer")
+        # a grace from before the protocol's cap (a day, through the raw protocol) is cut
         return HostedTable(self, tid, game, slots, bool(meta["private"]), meta["code_hash"],
-                           float(meta["grace"]), str(meta["takeover"]),
-                           None if clock is None else float(clock), float(meta.get("created", 0)))
+                           min(float(meta["grace"]), P.GRACE_MAX), str(meta["takeover"]),
+                           None if clock is None else float(clock), float(meta.get("created", 0)),
+                           peer=peer if type(peer) is str else None)
 
     # ------------------------------------------------------------ requests
     def dispatch(self, conn: Connection, req: P.Request) -> dict:
@@ -1405,15 +1759,17 @@ class Server:
         if isinstance(req, P.Ping):
             return P.ok(req.id)
         if isinstance(req, P.Create):
-            live = sum(1 for t in self.tables.values() if not t.game.over)
-            if live >= self.max_tables:
+            live = [t for t in self.tables.values() if not t.game.over]
+            if len(live) >= self.max_tables:
                 return P.refused(req.id, "too_many_tables", {"limit": self.max_tables})
-            if conn.created >= CREATE_PER_CONNECTION:
-                return P.refused(req.id, "too_many_tables", {"limit": CREATE_PER_CONNECTION})
-            table, code = self.create(req)
+            # per peer, not per connection: one machine filled the host's 100 tables in a
+            # second from 10 connections
+            share = self.tables_per_local if conn.key == LOCAL else self.tables_per_peer
+            if sum(1 for t in live if t.peer == conn.key) >= share:
+                return P.refused(req.id, "too_many_tables", {"limit": share})
+            table, code = self.create(req, conn.key)
             if table is None:
                 return _fair(P.refused(req.id, "save_failed"))
-            conn.created += 1
             return P.ok(req.id, table=table.id, code=code)
         table = self.tables.get(req.table)
         if table is None:
@@ -1429,12 +1785,20 @@ class Server:
         if req.table not in conn.tables:
             return P.refused(req.id, "not_at_table")
         if isinstance(req, P.Chat):
+            seat = conn.tables.get(req.table)
+            if seat is None and not table.spectator_chat.has(1):
+                # the table's spectators together: 50 watchers sent a player 33 lines a second
+                return _fair(P.refused(req.id, "chat_busy",
+                                       {"retry": math.ceil(table.spectator_chat.wait(1) * 10) / 10}))
             if conn.chats.strike():
                 return P.refused(req.id, "chat_too_fast")
-            seat = conn.tables.get(req.table)
-            log.info("table %s: chat from %r: %r", table.id, conn.name, req.text)
-            table.broadcast({"t": "chat", "table": table.id, "seat": seat, "name": conn.name,
-                             "text": req.text})
+            if seat is None:
+                table.spectator_chat.take(1)
+            log.debug("table %s: chat from %r: %r", table.id, conn.name, req.text)
+            # the seat (or null: a spectator) and the name, unique at the table, of the one
+            # who wrote it: a spectator cannot pass for a seated player
+            table.broadcast({"t": "chat", "table": table.id, "seat": seat,
+                             "name": table.name_of(conn), "text": req.text})
             return P.ok(req.id)
         if isinstance(req, P.Leave):
             table.detach(conn)
@@ -1457,6 +1821,16 @@ def _one_line(exc: BaseException) -> str:
 
 
 # ------------------------------------------------------------------ tactical host
+
+def limits(args: Any) -> dict:
+    """The Server fields `tactical host`'s options set (docs/PROTOCOL.md "Fair service")."""
+    return dict(rate=args.rate, peer_rate=args.peer_rate, local_rate=args.local_rate,
+                queued=args.queue_kib * 1024, queued_seated=args.seated_queue_kib * 1024,
+                tables_per_peer=args.tables_per_peer, tables_per_local=args.tables_per_local,
+                retire_after=args.retire_after * 60, finished_listed=args.finished_listed,
+                code_guesses=args.code_guesses, spectator_chat=args.spectator_chat,
+                log_every=args.log_every)
+
 
 def host_cli(args: Any, lang: str) -> int:
     """`tactical host`: serve until SIGINT / SIGTERM."""
@@ -1483,7 +1857,7 @@ def host_cli(args: Any, lang: str) -> int:
 
     async def main() -> int:
         server = Server(folder, cards, cards_toml, ai_delay=args.host_ai_delay,
-                        max_tables=args.max_tables)
+                        max_tables=args.max_tables, **limits(args))
         try:
             server.lock_folder()
         except RuntimeError:
