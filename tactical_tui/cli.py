@@ -119,6 +119,25 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--ssh-idle", type=float, default=30.0, metavar="MINUTES",
                    help="SSH front door: close a session after this long without a key "
                         "(0: never; default 30)")
+    h.add_argument("--ssh-max-sessions", type=int, default=64, metavar="N",
+                   help="SSH front door: games running at once (default 64)")
+    h.add_argument("--ssh-sessions-per-key", type=int, default=3, metavar="N",
+                   help="SSH front door: games of one key at once (an open door: of one "
+                        "address) (default 3)")
+    h.add_argument("--ssh-sessions-per-connection", type=int, default=2, metavar="N",
+                   help="SSH front door: games on one SSH connection (default 2)")
+    h.add_argument("--ssh-login-timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="SSH front door: time from connecting to a game running, login "
+                        "included (default 20)")
+    h.add_argument("--ssh-max-startups", type=int, default=32, metavar="N",
+                   help="SSH front door: connections without a game yet, in all (default 32)")
+    h.add_argument("--ssh-startups-per-peer", type=int, default=8, metavar="N",
+                   help="SSH front door: connections without a game yet from one address "
+                        "(IPv6: one /64) (default 8)")
+    h.add_argument("--ssh-max-cols", type=int, default=500, metavar="N",
+                   help="SSH front door: a wider terminal is given this many columns (default 500)")
+    h.add_argument("--ssh-max-rows", type=int, default=200, metavar="N",
+                   help="SSH front door: a taller terminal is given this many rows (default 200)")
     h.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang",
                    help="ja or en: the host's own messages (players choose theirs)")
     return p
@@ -138,6 +157,14 @@ RANGES = {
     "workers": ("--workers", 0, 1000),
     "max_tables": ("--max-tables", 1, 100_000),
     "ssh_idle": ("--ssh-idle", 0, 10_080),           # minutes (a week); 0: never
+    "ssh_max_sessions": ("--ssh-max-sessions", 1, 10_000),
+    "ssh_sessions_per_key": ("--ssh-sessions-per-key", 1, 10_000),
+    "ssh_sessions_per_connection": ("--ssh-sessions-per-connection", 1, 64),
+    "ssh_login_timeout": ("--ssh-login-timeout", 1, 600),       # seconds
+    "ssh_max_startups": ("--ssh-max-startups", 1, 10_000),
+    "ssh_startups_per_peer": ("--ssh-startups-per-peer", 1, 10_000),
+    "ssh_max_cols": ("--ssh-max-cols", 80, 10_000),
+    "ssh_max_rows": ("--ssh-max-rows", 24, 10_000),
 }
 
 

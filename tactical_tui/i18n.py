@@ -90,6 +90,30 @@ TUI: dict[str, dict[str, str]] = {
                  "en": "This host is full ({n} sessions at once). Try again later."},
     "ssh.full.one": {"ja": "このホストは満員です（同時に1接続まで）。しばらくしてから接続してください。",
                      "en": "This host is full (one session at a time). Try again later."},
+    "ssh.conn_full": {"ja": "この接続ではすでに{n}つのゲームが動いています（1接続に{n}つまで）。"
+                            "どれかを終えるか、新しく接続してください。",
+                      "en": "This connection already runs {n} games ({n} at most on one "
+                            "connection). End one of them, or connect again."},
+    "ssh.conn_full.one": {"ja": "この接続ではすでにゲームが動いています（1接続に1つまで）。"
+                                "それを終えるか、新しく接続してください。",
+                          "en": "This connection already runs a game (one at most on one "
+                                "connection). End it, or connect again."},
+    "ssh.key_full": {"ja": "この鍵ではすでに{n}つのゲームが動いています（1つの鍵で同時に{n}つまで）。"
+                           "どれかを終えてから接続してください。",
+                     "en": "This key already runs {n} games at this host ({n} at most at "
+                           "once). End one of them, then connect again."},
+    "ssh.key_full.one": {"ja": "この鍵ではすでにゲームが動いています（1つの鍵で同時に1つまで）。"
+                               "それを終えてから接続してください。",
+                         "en": "This key already runs a game at this host (one at most at "
+                               "once). End it, then connect again."},
+    "ssh.peer_full": {"ja": "あなたのアドレスからはすでに{n}つのゲームが動いています"
+                            "（1つのアドレスから同時に{n}つまで）。どれかを終えてから接続してください。",
+                      "en": "Your address already runs {n} games at this host ({n} at most "
+                            "at once). End one of them, then connect again."},
+    "ssh.peer_full.one": {"ja": "あなたのアドレスからはすでにゲームが動いています"
+                                "（1つのアドレスから同時に1つまで）。それを終えてから接続してください。",
+                          "en": "Your address already runs a game at this host (one at most "
+                                "at once). End it, then connect again."},
     "ssh.stopping": {"ja": "ホストが停止しました。再び動き出したら、同じsshで席に戻れます。",
                      "en": "The host has stopped. Once it runs again, the same ssh takes you back to your seat."},
     "ssh.start_failed": {"ja": "ゲームを起動できませんでした: {error}",

@@ -1296,6 +1296,53 @@ class Server:
 
 # ------------------------------------------------------------------ tactical host
 
+NOFILE_MOST = 1 << 20        # a soft limit of open files above this is not asked for
+
+
+def raise_nofile() -> tuple[int, int]:
+    """Raise this process's soft limit of open files to its hard limit (as far as
+    NOFILE_MOST), as servers do: the common soft limit of 1,024 was what a flood of
+    connections exhausted. Returns (soft before, soft now)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = NOFILE_MOST if hard == resource.RLIM_INFINITY else min(hard, NOFILE_MOST)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        except (ValueError, OSError) as exc:
+            log.warning("cannot raise the limit of open files from %d to %d: %s", soft, want, exc)
+            return soft, soft
+        return soft, want
+    return soft, soft
+
+
+ACCEPT_LOG_EVERY = 60.0
+
+
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop, every: float = ACCEPT_LOG_EVERY) -> None:
+    """asyncio logs a traceback for every accept() that fails for want of a resource
+    (EMFILE, ENFILE, ENOBUFS, ENOMEM) — up to a hundred each time the socket is ready:
+    27 MB of log in 10 s under a flood. Say it in one line instead, at most once per
+    `every` seconds, with the count; every other error goes to the handler as before."""
+    limiter = RateLimited(every)
+    before = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        if str(context.get("message", "")).startswith("socket.accept() out of system resource"):
+            said = limiter.note()
+            if said:
+                exc = context.get("exception")
+                why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+                log.error("cannot accept connections: %s (%d times since the last line)",
+                          why, said)
+            return
+        if before is not None:
+            before(loop, context)
+        else:
+            loop.default_exception_handler(context)
+    loop.set_exception_handler(handler)
+
+
 def host_cli(args: Any, lang: str) -> int:
     """`tactical host`: serve until SIGINT / SIGTERM."""
     import signal
@@ -1305,6 +1352,13 @@ def host_cli(args: Any, lang: str) -> int:
     from ..safe import plain
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # asyncssh says ~260 bytes at INFO for every TCP connection (accepted, peer, lost,
+    # auth): a flood of connections floods the log. The door's own lines about
+    # connections are at DEBUG; its refusals are counted, a line a minute per peer.
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    before, now = raise_nofile()
+    if now != before:
+        log.info("open files: at most %d (was %d)", now, before)
     folder = Path(args.host_dir) if args.host_dir else host_dir() / "tables"
     cards_toml = None
     if args.cards:
@@ -1320,6 +1374,7 @@ def host_cli(args: Any, lang: str) -> int:
         cards = default_cards()
 
     async def main() -> int:
+        quiet_accept_errors(asyncio.get_running_loop())
         server = Server(folder, cards, cards_toml, ai_delay=args.host_ai_delay,
                         max_tables=args.max_tables)
         try:
@@ -1375,10 +1430,16 @@ async def _ssh_door(args: Any, table_port: int, lang: str):
         return None
     target = "127.0.0.1" if args.bind in ("0.0.0.0", "::", "") else args.bind
     try:
-        door = await sshdoor.serve(args.bind, args.ssh_port,
-                                   command_for=sshdoor.join_command(table_port, target),
-                                   authorized_keys=args.authorized_keys, open_door=args.ssh_open,
-                                   idle=max(0.0, args.ssh_idle) * 60)
+        door = await sshdoor.serve(
+            args.bind, args.ssh_port,
+            command_for=sshdoor.join_command(table_port, target),
+            authorized_keys=args.authorized_keys, open_door=args.ssh_open,
+            idle=max(0.0, args.ssh_idle) * 60, max_sessions=args.ssh_max_sessions,
+            login_timeout=args.ssh_login_timeout, max_startups=args.ssh_max_startups,
+            startups_per_peer=args.ssh_startups_per_peer,
+            sessions_per_connection=args.ssh_sessions_per_connection,
+            sessions_per_key=args.ssh_sessions_per_key,
+            max_size=(args.ssh_max_cols, args.ssh_max_rows))
     except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
         from ..safe import plain
         detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))
