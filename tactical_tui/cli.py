@@ -92,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="the server (default 127.0.0.1:7411)")
     jn.add_argument("--name", default=None, help="your name at the tables (default: $USER)")
     jn.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
+    jn.add_argument("--socket", default=None, metavar="PATH",
+                    help="connect through this Unix socket of the host (HOST:PORT then only "
+                         "names it); the SSH front door's sessions do")
     k = sub.add_parser("check", help="run rule scenario files (docs/scenarios.md)",
                        description="Run rule scenarios: one line per scenario, a diff for each "
                                    "failure, then 'N passed, M failed'. Exit 1 if any failed.")
@@ -199,13 +202,21 @@ def join_args(args, lang: str):
         if args.name is not None:
             return None, t("join.bad_name", lang, name=plain(name))
         name = "guest"
+    unix_path = getattr(args, "socket", None)
     try:                                     # said here, before the app takes the terminal
-        socket.create_connection((host, port), timeout=5).close()
+        if unix_path:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(5)
+                probe.connect(unix_path)
+        else:
+            socket.create_connection((host, port), timeout=5).close()
     except OSError as exc:
         from .text import os_error_text
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if unix_path:
+            address = f"{address} ({unix_path})"
         return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang))
-    return (host, port, name), None
+    return (host, port, name, unix_path), None
 
 
 def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_path: str | None,

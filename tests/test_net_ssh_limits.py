@@ -298,3 +298,41 @@ def test_at_an_open_door_one_address_runs_a_few_games(host_dir):
                 await quit_child(other)
             await quit_child(term)
     with_door(body, open_door=True, sessions_per_key=1)
+
+
+# ------------------------------------------------------------------ finding 10: the door's own path
+
+def test_silent_local_connections_to_the_table_port_do_not_lock_the_doors_players_out(
+        host_dir, client_key, tmp_path):
+    """The local share of the table port (3 here) filled by silent loopback connections:
+    a player who comes in through the door still reaches the lobby — its `tactical join`
+    connects through the host's Unix socket (mode 0600, in the host's 0700 folder), which
+    counts apart — and the lobby still names the server by its address."""
+    import stat
+    from tactical_tui.net import server as S
+    key, keys = client_key
+
+    async def main() -> None:
+        server = S.Server(tmp_path / "tables", ai_delay=0, max_per_local=3)
+        _, port = await server.start("127.0.0.1", 0)
+        path = await server.listen_door()
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        door = await start(sshdoor.join_command(port, "127.0.0.1", path), keys)
+        silent = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
+        try:
+            async def filled() -> None:
+                while server.peers.get(S.LOCAL, 0) < 3:
+                    await asyncio.sleep(0.05)
+            await asyncio.wait_for(filled(), WAIT)
+            async with connect(door, "alice", key) as conn:
+                term = await pty(conn, {"LANG": "en_US.UTF-8"})
+                await term.until(f"Lobby  alice @ 127.0.0.1:{port}", "No tables yet")
+                assert server.peers.get(S.DOOR) == 1 and server.peers[S.LOCAL] == 3
+        finally:
+            for _, writer in silent:
+                writer.close()
+            await stop(door)
+            await server.stop()
+        assert not os.path.exists(path)
+    asyncio.run(main())
+

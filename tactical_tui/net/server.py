@@ -71,12 +71,19 @@ MAX_QUEUED = 32 * 1024 * 1024  # bytes waiting for a slow client before it is dr
 MAX_TABLES = 100
 MAX_CONNECTIONS = 1000
 # Connections from one peer: one address (IPv6: its /64), or this machine (loopback, or
-# the address the host listens on) counted as one peer. This machine's is larger: every
-# `tactical join` of the SSH front door connects from here (sshdoor.MAX_SESSIONS, 64, at
-# most), beside the players who run `tactical join` on the host's machine itself;
-# host_cli raises it if a door is given more sessions.
+# the address the host listens on) counted as one peer. This machine's is larger: the
+# players who run `tactical join` on the host's machine itself (and the door's sessions
+# of a host started without its socket: sshdoor.join_command without unix_path).
 MAX_PER_PEER = 16
 MAX_PER_LOCAL = 100
+# The SSH front door's `tactical join`s come through a Unix socket of their own in the
+# host's folder (DOOR_SOCKET, mode 0600 in a 0700 folder: only the host's user reaches
+# it), counted apart from every TCP connection: 100 silent loopback connections fill the
+# LOCAL share, not the door's (issue 30 finding 10). host_cli gives it the door's
+# sessions + MAX_PER_PEER (a child that reconnects holds two for a moment).
+DOOR_SOCKET = "door.sock"
+DOOR = "the SSH front door"
+MAX_PER_DOOR = 64 + MAX_PER_PEER
 REFUSED_LOG_EVERY = 60.0      # seconds between two log lines about refused connections
 CREATE_PER_CONNECTION = 10    # tables one connection may create
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
@@ -1017,7 +1024,8 @@ class Server:
     max_tables: int = MAX_TABLES
     max_connections: int = MAX_CONNECTIONS
     max_per_peer: int = MAX_PER_PEER          # connections from one address (its /64: IPv6)
-    max_per_local: int = MAX_PER_LOCAL        # connections from this machine (the SSH door's)
+    max_per_local: int = MAX_PER_LOCAL        # connections from this machine
+    max_per_door: int = MAX_PER_DOOR          # connections through the door's Unix socket
     hello_timeout: float = HELLO_TIMEOUT
     idle_timeout: float = IDLE_TIMEOUT        # at no table, nothing sent: bye idle
     seated_idle_timeout: float = SEATED_IDLE_TIMEOUT   # at a table, nothing sent: gone
@@ -1027,6 +1035,8 @@ class Server:
     peers: dict = field(factory=dict)         # peer key -> its connections now
     refused_log: Any = field(factory=lambda: RateLimited(REFUSED_LOG_EVERY))
     server: Any = None
+    door_server: Any = None                   # the Unix socket of the SSH door's sessions
+    door_path: Optional[Path] = None
     _lock: Any = None
     _unsynced: set = field(factory=set)       # saves written since the last fsync
     _sync_task: Any = None
@@ -1044,6 +1054,26 @@ class Server:
             raise RuntimeError(f"another tactical host serves {self.folder}") from None
         self._lock = f
 
+    async def listen_door(self) -> str:
+        """Listen on the Unix socket of the SSH front door's `tactical join`s (DOOR_SOCKET
+        in the folder, mode 0600; the folder is 0700: lock_folder). A path too long for a
+        Unix socket (108 bytes) is put in a private folder of its own in the temporary
+        folder instead. Returns the path."""
+        import tempfile
+        path = self.folder / DOOR_SOCKET
+        if len(os.fsencode(str(path))) > 100:
+            path = Path(tempfile.mkdtemp(prefix="tactical-door-")) / DOOR_SOCKET
+        path.unlink(missing_ok=True)             # a socket left by a host killed outright
+        old = os.umask(0o177)
+        try:
+            self.door_server = await asyncio.start_unix_server(
+                lambda r, w: self._serve(r, w, door=True), str(path))
+        finally:
+            os.umask(old)
+        os.chmod(path, 0o600)
+        self.door_path = path
+        return str(path)
+
     async def start(self, host: str = "127.0.0.1", port: int = P.DEFAULT_PORT) -> tuple[str, int]:
         """Resume the folder's tables, then listen. Returns the address listened on."""
         register_cards(self.cards)
@@ -1059,6 +1089,8 @@ class Server:
         """Say bye to everyone, stop every table (each is saved after every action)."""
         if self.server is not None:
             self.server.close()
+        if self.door_server is not None:
+            self.door_server.close()
         for conn in list(self.connections):
             conn.bye("server_stopping")
         for table in self.tables.values():
@@ -1074,6 +1106,14 @@ class Server:
         if self._sync_task is not None:
             self._sync_task.cancel()
         await self.sync()
+        if self.door_path is not None:
+            self.door_path.unlink(missing_ok=True)
+            if self.door_path.parent != self.folder:
+                try:
+                    self.door_path.parent.rmdir()
+                except OSError:
+                    pass
+            self.door_path = None
         if self._lock is not None:
             self._lock.close()
             self._lock = None
@@ -1093,11 +1133,15 @@ class Server:
             except Exception as exc:  # noqa: BLE001 - said; the next round tries again
                 log.error("cannot sync the saves: %r", exc)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        key = peer_key(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
-        limit = self.max_per_local if key == LOCAL else self.max_per_peer
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     door: bool = False) -> None:
+        if door:                                  # the door's socket: its own share only
+            key, limit = DOOR, self.max_per_door
+        else:
+            key = peer_key(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
+            limit = self.max_per_local if key == LOCAL else self.max_per_peer
         code = None
-        if len(self.connections) >= self.max_connections:
+        if len(self.connections) >= self.max_connections and not door:
             code = "server_full"
         elif self.peers.get(key, 0) >= limit:
             code = "too_many_connections"
@@ -1392,13 +1436,12 @@ def host_cli(args: Any, lang: str) -> int:
             return 2
         door = None
         if args.ssh_port is not None:
-            door = await _ssh_door(args, port, lang)
+            door = await _ssh_door(args, port, lang, await server.listen_door())
             if door is None:
                 await server.stop()
                 return 2
-            # every SSH session is a `tactical join` from this machine: they all fit
-            server.max_per_local = max(server.max_per_local,
-                                       getattr(door, "max_sessions", 0) + MAX_PER_PEER)
+            # every SSH session is a `tactical join` through the door's own socket
+            server.max_per_door = getattr(door, "max_sessions", 0) + MAX_PER_PEER
         print(t("net.host.serving", lang, address=f"{host}:{port}", folder=plain(str(folder)),
                 n=len(server.tables)), flush=True)
         stop = asyncio.Event()
@@ -1417,9 +1460,10 @@ def host_cli(args: Any, lang: str) -> int:
     return asyncio.run(main())
 
 
-async def _ssh_door(args: Any, table_port: int, lang: str):
+async def _ssh_door(args: Any, table_port: int, lang: str, unix_path: Optional[str] = None):
     """The SSH front door beside the table server (tactical_tui/net/sshdoor.py, issue 17
-    point 6): `ssh -p PORT NAME@host` runs `tactical join` to this server."""
+    point 6): `ssh -p PORT NAME@host` runs `tactical join` to this server, through its
+    Unix socket `unix_path` (Server.listen_door) when given."""
     import sys
 
     from ..i18n import t
@@ -1432,7 +1476,7 @@ async def _ssh_door(args: Any, table_port: int, lang: str):
     try:
         door = await sshdoor.serve(
             args.bind, args.ssh_port,
-            command_for=sshdoor.join_command(table_port, target),
+            command_for=sshdoor.join_command(table_port, target, unix_path),
             authorized_keys=args.authorized_keys, open_door=args.ssh_open,
             idle=max(0.0, args.ssh_idle) * 60, max_sessions=args.ssh_max_sessions,
             login_timeout=args.ssh_login_timeout, max_startups=args.ssh_max_startups,

@@ -241,13 +241,17 @@ def child_env(term: str, lang: str, client: Mapping[str, str] = {},
     return env
 
 
-def join_command(table_port: int, host: str = "127.0.0.1") -> CommandFor:
+def join_command(table_port: int, host: str = "127.0.0.1",
+                 unix_path: Optional[str] = None) -> CommandFor:
     """`command_for` of the door beside a table server: ``tactical join`` to it as NAME,
-    in LANG. (``--lang`` is the top-level option, before the sub-command; ``--name=`` is
-    written with ``=`` so that a name starting with ``-`` stays a name.)"""
+    in LANG; through the server's Unix socket `unix_path` when given (Server.listen_door:
+    a path of the door's own, which local connections to the table port cannot fill).
+    (``--lang`` is the top-level option, before the sub-command; ``--name=`` is written
+    with ``=`` so that a name starting with ``-`` stays a name.)"""
     def command_for(name: str, lang: str) -> list[str]:
+        via = [f"--socket={unix_path}"] if unix_path else []
         return [sys.executable, "-m", "tactical_tui.cli", f"--lang={lang}", "join",
-                f"{host}:{table_port}", f"--name={name}"]
+                f"{host}:{table_port}", *via, f"--name={name}"]
     return command_for
 
 
