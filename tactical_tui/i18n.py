@@ -564,6 +564,18 @@ TUI: dict[str, dict[str, str]] = {
                              "en": "tactical host: serving on {address} ({n} table resumed, kept in {folder}). Ctrl+C stops"},
     "net.host.locked": {"ja": "別の tactical host が {folder} を使っています",
                         "en": "Another tactical host serves {folder}"},
+    "net.host.folder_owner": {"ja": "{folder} は別のユーザー（uid {uid}）のフォルダーです。"
+                                    "ホストは自分のユーザーのフォルダーにだけテーブルを置きます（--dir で別のフォルダーを指定できます）",
+                              "en": "{folder} belongs to another user (uid {uid}): the host keeps "
+                                    "its tables only in a folder of its own user (--dir chooses another)"},
+    "net.host.folder_open": {"ja": "{folder} には誰でも書き込めます（モード {mode}）。"
+                                   "他のユーザーが置いたファイルがあるかもしれないので使いません。"
+                                   "中身を確かめて chmod 700 するか、--dir で別のフォルダーを指定してください",
+                             "en": "Anyone may write in {folder} (mode {mode}), so others may have "
+                                   "put files there: it is not used. Check what is in it and "
+                                   "chmod 700 it, or choose another folder with --dir"},
+    "net.host.folder_error": {"ja": "{folder} をホストのフォルダーにできません: {detail}",
+                              "en": "{folder} cannot be the host's folder: {detail}"},
     "net.host.bind_failed": {"ja": "{address} で待ち受けできません: {detail}",
                              "en": "Cannot listen on {address}: {detail}"},
     "net.host.no_ssh": {"ja": "SSHの入口を開けません: {detail}",

@@ -317,6 +317,7 @@ def test_silent_local_connections_to_the_table_port_do_not_lock_the_doors_player
         _, port = await server.start("127.0.0.1", 0)
         path = await server.listen_door()
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
         door = await start(sshdoor.join_command(port, "127.0.0.1", path), keys)
         silent = [await asyncio.open_connection("127.0.0.1", port) for _ in range(3)]
         try:
@@ -336,3 +337,67 @@ def test_silent_local_connections_to_the_table_port_do_not_lock_the_doors_player
         assert not os.path.exists(path)
     asyncio.run(main())
 
+
+# ------------------------------------------------------------------ the host's folder and host.lock
+
+def test_the_hosts_folder_is_private_and_host_lock_is_0600(tmp_path, monkeypatch):
+    """Made 0700; an older host's 0755 folder and 0644 host.lock made private; a folder
+    anyone may write in, or another user's, is refused; a host.lock that is a symbolic
+    link is not followed."""
+    import stat
+    from tactical_tui.net import server as S
+
+    def mode(path) -> int:
+        return stat.S_IMODE(os.stat(path).st_mode)
+
+    new = tmp_path / "new" / "tables"
+    server = S.Server(new)
+    server.lock_folder()
+    assert mode(new) == 0o700 and mode(new / "host.lock") == 0o600
+    server._lock.close()
+
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "host.lock").touch()
+    os.chmod(old, 0o755)
+    os.chmod(old / "host.lock", 0o644)
+    server = S.Server(old)
+    server.lock_folder()
+    assert mode(old) == 0o700 and mode(old / "host.lock") == 0o600
+    server._lock.close()
+
+    open_to_all = tmp_path / "open"
+    open_to_all.mkdir()
+    os.chmod(open_to_all, 0o777)
+    with pytest.raises(S.FolderProblem) as err:
+        S.Server(open_to_all).lock_folder()
+    assert err.value.key == "net.host.folder_open"
+    assert not (open_to_all / "host.lock").exists()
+
+    linked = tmp_path / "linked"
+    linked.mkdir(mode=0o700)
+    (linked / "host.lock").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(S.FolderProblem):
+        S.Server(linked).lock_folder()
+    assert not (tmp_path / "elsewhere").exists()
+
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o700)
+    monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
+    with pytest.raises(S.FolderProblem) as err:
+        S.Server(theirs).lock_folder()
+    assert err.value.key == "net.host.folder_owner"
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Anyone may write in"), ("ja", "誰でも書き込めます")])
+def test_tactical_host_refuses_a_folder_anyone_may_write_in_and_says_why(tmp_path, lang, words):
+    folder = tmp_path / "shared\x1b[31m"
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+    done = subprocess.run([sys.executable, "-m", "tactical_tui.cli", "--lang", lang, "host",
+                           "--port", "0", "--workers", "0", "--dir", str(folder)],
+                          capture_output=True, text=True, timeout=WAIT,
+                          env=dict(os.environ, TACTICAL_HOST_DIR=str(tmp_path / "host")))
+    assert done.returncode == 2
+    assert words in done.stderr and "chmod 700" in done.stderr
+    assert "\x1b" not in done.stderr and "Traceback" not in done.stderr

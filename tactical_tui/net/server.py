@@ -936,6 +936,44 @@ class Connection:
                 self.send(answer)
 
 
+# ------------------------------------------------------------------ the host's folder
+
+class FolderProblem(Exception):
+    """The folder of the tables cannot be the host's: an i18n key (``net.host.folder_*``)
+    and its parameters, said by host_cli in the operator's language."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(key, params)
+        self.key, self.params = key, params
+
+
+def private_folder(folder: Path) -> None:
+    """Make sure `folder` holds the host's files only for the host's user, as sshd's
+    StrictModes does for ~/.ssh: made with mode 0700 if it is not there; refused
+    (FolderProblem) if it is not a folder, belongs to another user, or anyone may write
+    in it (o+w: others may have put files there already); one that the group may write
+    in or others may read (an older host's, a umask of 002) is made 0700, with a warning
+    — the tables' files hold every seat's hidden cards."""
+    import stat as st
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        info = folder.stat()
+    except OSError as exc:
+        raise FolderProblem("net.host.folder_error", folder=folder,
+                            detail=exc.strerror or str(exc)) from exc
+    if not st.S_ISDIR(info.st_mode):
+        raise FolderProblem("net.host.folder_error", folder=folder, detail="not a folder")
+    if info.st_uid != os.geteuid():
+        raise FolderProblem("net.host.folder_owner", folder=folder, uid=info.st_uid)
+    if info.st_mode & 0o002:
+        raise FolderProblem("net.host.folder_open", folder=folder,
+                            mode=f"{st.S_IMODE(info.st_mode):o}")
+    if info.st_mode & 0o077:
+        log.warning("%s could be used by others (mode %o): made private (0700)", folder,
+                    st.S_IMODE(info.st_mode))
+        os.chmod(folder, 0o700)
+
+
 # ------------------------------------------------------------------ refused connections
 
 LOCAL = "this machine"
@@ -1043,11 +1081,22 @@ class Server:
 
     # ------------------------------------------------------------ start, stop
     def lock_folder(self) -> None:
-        """One host per folder of tables (RuntimeError naming the folder otherwise)."""
+        """One host per folder of tables (RuntimeError naming the folder otherwise), a
+        folder only the host's user can use (FolderProblem otherwise: private_folder),
+        locked through ``host.lock``, mode 0600 (one another user could open, they
+        could lock, and keep the host from starting)."""
         import fcntl
-        self.folder.mkdir(parents=True, exist_ok=True)
-        f = open(self.folder / "host.lock", "a+")
+        private_folder(self.folder)
         try:
+            fd = os.open(self.folder / "host.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
+                         0o600)
+        except OSError as exc:                    # a symbolic link, a folder, …
+            raise FolderProblem("net.host.folder_error", folder=self.folder / "host.lock",
+                                detail=exc.strerror or str(exc)) from exc
+        f = os.fdopen(fd, "a+")
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             f.close()
@@ -1425,6 +1474,10 @@ def host_cli(args: Any, lang: str) -> int:
             server.lock_folder()
         except RuntimeError:
             print(t("net.host.locked", lang, folder=plain(str(folder))), file=sys.stderr)
+            return 2
+        except FolderProblem as exc:
+            print(t(exc.key, lang, **{k: plain(str(v)) for k, v in exc.params.items()}),
+                  file=sys.stderr)
             return 2
         server.pool_factory = lambda: make_executor(args.workers, cards_toml)
         server.executor = server.pool_factory()
