@@ -141,6 +141,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="SSH front door: a wider terminal is given this many columns (default 500)")
     h.add_argument("--ssh-max-rows", type=int, default=200, metavar="N",
                    help="SSH front door: a taller terminal is given this many rows (default 200)")
+    h.add_argument("--ssh-zygote", action="store_true",
+                   help="SSH front door: fork each session's game from one process that "
+                        "imported it once (lighter, and sooner in the lobby; docs/SSH.md)")
     h.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang",
                    help="ja or en: the host's own messages (players choose theirs)")
     return p

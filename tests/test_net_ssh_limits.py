@@ -401,3 +401,43 @@ def test_tactical_host_refuses_a_folder_anyone_may_write_in_and_says_why(tmp_pat
     assert done.returncode == 2
     assert words in done.stderr and "chmod 700" in done.stderr
     assert "\x1b" not in done.stderr and "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------------------ the zygote (capacity)
+
+def test_a_forked_session_plays_like_an_execd_one_and_leaves_nothing_behind(
+        host_dir, client_key, tmp_path):
+    """With the zygote, a session's `tactical join` is forked from the process that
+    imported it (not a new Python): it reaches the lobby in the client's size and
+    language, follows a resize, and when the client is killed it is hung up and gone."""
+    from tactical_tui.net import server as S
+    from tactical_tui.net.zygote import Child
+    key, keys = client_key
+
+    async def main() -> None:
+        server = S.Server(tmp_path / "tables", ai_delay=0)
+        _, port = await server.start("127.0.0.1", 0)
+        path = await server.listen_door()
+        door = await start(sshdoor.join_command(port, "127.0.0.1", path), keys, zygote=True)
+        try:
+            assert door.zygote is not None and door.zygote.alive
+            conn = await connect(door, "mia", key)
+            term = await pty(conn, {"LANG": "ja_JP.UTF-8"})
+            await term.until(f"mia @ 127.0.0.1:{port}")
+            (session,) = door.sessions
+            assert isinstance(session.proc, Child)
+            pid = session.proc.pid
+            with open(f"/proc/{pid}/stat") as f:             # the zygote's child
+                assert int(f.read().rsplit(")", 1)[1].split()[1]) == door.zygote.proc.pid
+            term.proc.change_terminal_size(100, 30)
+            term.screen.resize(30, 100)
+            await term.until("┏" + "━" * 98 + "┓")               # laid out at 100 columns
+            conn.abort()
+            from test_net_ssh import _gone
+            await _gone(pid)
+            await until_empty(door)
+        finally:
+            await stop(door)
+            await server.stop()
+        assert door.zygote.proc.returncode is not None       # the zygote left with the door
+    asyncio.run(main())

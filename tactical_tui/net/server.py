@@ -1536,7 +1536,7 @@ async def _ssh_door(args: Any, table_port: int, lang: str, unix_path: Optional[s
             startups_per_peer=args.ssh_startups_per_peer,
             sessions_per_connection=args.ssh_sessions_per_connection,
             sessions_per_key=args.ssh_sessions_per_key,
-            max_size=(args.ssh_max_cols, args.ssh_max_rows))
+            max_size=(args.ssh_max_cols, args.ssh_max_rows), zygote=args.ssh_zygote)
     except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
         from ..safe import plain
         detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))

@@ -314,6 +314,7 @@ class SSHDoor:
                  sessions_per_connection: int = SESSIONS_PER_CONNECTION,
                  sessions_per_key: int = SESSIONS_PER_KEY,
                  max_size: tuple[int, int] = MAX_SIZE) -> None:
+        self.zygote = None               # zygote.Zygote: sessions forked, not exec'd
         self.command_for = command_for
         self.authorized_keys = authorized_keys
         self.open_door = open_door
@@ -442,6 +443,8 @@ class SSHDoor:
             conn.close()
         for conn in list(self._conns):
             await conn.wait_closed()
+        if self.zygote is not None:
+            await self.zygote.close()
 
 
 async def serve(host: str, port: int, *, command_for: CommandFor,
@@ -452,7 +455,7 @@ async def serve(host: str, port: int, *, command_for: CommandFor,
                 startups_per_peer: int = STARTUPS_PER_PEER,
                 sessions_per_connection: int = SESSIONS_PER_CONNECTION,
                 sessions_per_key: int = SESSIONS_PER_KEY,
-                max_size: tuple[int, int] = MAX_SIZE) -> SSHDoor:
+                max_size: tuple[int, int] = MAX_SIZE, zygote: bool = False) -> SSHDoor:
     """Start the SSH front door on host:port (port 0: any free port, see ``door.port``).
 
     Every session runs ``command_for(name, lang)`` in a pty of its own (see the module's
@@ -462,7 +465,9 @@ async def serve(host: str, port: int, *, command_for: CommandFor,
     `login_timeout` seconds to log in and start its game (0: no limit); at most
     `max_startups` connections wait so, `startups_per_peer` of one peer; one connection
     runs at most `sessions_per_connection` games, one key (an open door: one peer)
-    `sessions_per_key`; a terminal is at most `max_size` (columns, rows). Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
+    `sessions_per_key`; a terminal is at most `max_size` (columns, rows). With `zygote`,
+    a session's ``tactical_tui.cli`` is forked from a process that imported it once
+    (zygote.py: lighter, and sooner in the lobby); any other command is exec'd. Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
     or nothing at all with `open_door`; one of the two is required. Raises DoorError
     (with an i18n key) when the keys or the host key cannot be read."""
     if authorized_keys is None and not open_door:
@@ -479,6 +484,14 @@ async def serve(host: str, port: int, *, command_for: CommandFor,
     if not open_door:
         door.authorized()                  # a missing or broken file is said at start
     await door.start(host, port)
+    if zygote:
+        from .zygote import Zygote
+        door.zygote = Zygote()
+        try:
+            await door.zygote.start(child_env("xterm-256color", "en"))
+        except OSError as exc:
+            log.warning("no session zygote (%s): every session starts a new Python", exc)
+            door.zygote = None
     log.info("SSH front door on %s:%d (%s), host key %s", host, door.port,
              "open" if open_door else f"keys of {authorized_keys}", door.fingerprint)
     return door
@@ -850,11 +863,20 @@ class _Session(asyncssh.SSHServerSession):
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             _set_size(slave, cols, rows, pw, ph)
             command = list(self._door.command_for(self.name, self.lang))
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _CTTY, *command,
-                stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-                env=child_env(client_term(chan.get_terminal_type()), self.lang, env,
-                              self.folder, self.back))
+            child = child_env(client_term(chan.get_terminal_type()), self.lang, env,
+                              self.folder, self.back)
+            zygote = self._door.zygote
+            if (zygote is not None and zygote.alive
+                    and command[:3] == [sys.executable, "-m", "tactical_tui.cli"]):
+                try:
+                    self.proc = await zygote.spawn(command[3:], child, slave)
+                except OSError as exc:
+                    log.warning("session of %s: not forked (%s): started anew", self.name, exc)
+            if self.proc is None:
+                self.proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-I", "-S", "-c", _CTTY, *command,
+                    stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                    env=child)
         except OSError as exc:
             os.close(master)
             log.error("session of %s: the game could not start: %s", self.name, exc)
