@@ -141,9 +141,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="SSH front door: a wider terminal is given this many columns (default 500)")
     h.add_argument("--ssh-max-rows", type=int, default=200, metavar="N",
                    help="SSH front door: a taller terminal is given this many rows (default 200)")
-    h.add_argument("--ssh-zygote", action="store_true",
+    h.add_argument("--ssh-zygote", action=argparse.BooleanOptionalAction, default=True,
                    help="SSH front door: fork each session's game from one process that "
-                        "imported it once (lighter, and sooner in the lobby; docs/SSH.md)")
+                        "imported it once (default; lighter, and sooner in the lobby: "
+                        "docs/SSH.md); --no-ssh-zygote starts a new Python for each")
     h.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang",
                    help="ja or en: the host's own messages (players choose theirs)")
     return p

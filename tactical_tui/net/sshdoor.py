@@ -15,9 +15,11 @@ the host process (as the asyncssh BBS xthulu runs its sessions):
   cores by the operating system, and a crash ends one session, not the host.
 * Ending a session is complete and simple: hang up the child's process group, kill it
   after a grace period, reap it. Nothing of a session lives on in the host.
-* The cost is a Python process per player: about 50 MB, and a few seconds from login to
-  the lobby (2.7–3.9 s measured on 2 cores busy with other work) — a table has 3–5
-  players, and a host that serves many is given ``max_sessions``.
+* The cost is a Python process per player: about 47 MB RSS (36 MB PSS), and a few
+  seconds from login to the lobby — a table has 3–5 players, and a host that serves many
+  is given ``max_sessions``. With ``zygote`` (`tactical host`'s default) the process is
+  forked from one that imported the game once (zygote.py): 20 MB PSS a session, and in
+  the lobby sooner (docs/SSH.md, "Cost").
 
 How a session runs: the pty is made with the client's size (``TIOCSWINSZ``); the child is
 started in a session of its own with the pty as its controlling terminal (a launcher of a
