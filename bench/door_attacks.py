@@ -74,6 +74,21 @@ async def stop(proc) -> None:
         await proc.wait()
 
 
+def games(host_pid: int) -> list[int]:
+    """The host's game processes: its descendants but the session zygote."""
+    from door_capacity import _children
+    out = []
+    for pid in tree(host_pid)[1:]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                zygote = b"zygote" in f.read()
+        except OSError:
+            continue
+        if not (zygote and pid in _children(host_pid)):   # (its children share its argv)
+            out.append(pid)
+    return out
+
+
 def fds(pid: int) -> int:
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))
@@ -175,7 +190,8 @@ def closed_by_peer(s) -> bool:
 
 
 async def giant(args, folder: Path, keys: Path, key) -> None:
-    proc, ssh_port, _ = await host(folder, keys)
+    proc, ssh_port, _ = await host(folder, keys,
+                                   *(["--no-ssh-zygote"] if args.no_zygote else []))
     try:
         async with asyncssh.connect("127.0.0.1", ssh_port, username="big", known_hosts=None,
                                     client_keys=[key], agent_path=None) as conn:
@@ -194,9 +210,9 @@ async def giant(args, folder: Path, keys: Path, key) -> None:
                     pass
                 if changes and time.perf_counter() - t0 > 3 * (5 - len(changes)):
                     p.change_terminal_size(*changes.pop(0), 99999, 99999)
-                kids = tree(proc.pid)[1:]
+                kids = games(proc.pid)
                 peak = max(peak, memory(kids)[0])
-            kids = tree(proc.pid)[1:]
+            kids = games(proc.pid)
             rss = memory(kids)[0]
             size = ""
             for kid in kids:
@@ -205,7 +221,7 @@ async def giant(args, folder: Path, keys: Path, key) -> None:
                                           capture_output=True, text=True).stdout.strip()
                 except OSError:
                     pass
-            print(f"giant: pty 65535x65535 and window changes to 10000x10000 / 65535x65535: "
+            print(f"giant ({'--no-ssh-zygote' if args.no_zygote else 'zygote'}): pty 65535x65535 and window changes to 10000x10000 / 65535x65535: "
                   f"the game's pty is {size or '?'} (rows cols); its RSS {rss / 2**20:.0f} MiB "
                   f"(peak {peak / 2**20:.0f} MiB) and {out / 1e6:.1f} MB of output after "
                   f"{args.seconds:.0f} s")
@@ -230,7 +246,7 @@ async def sessions(args, folder: Path, keys: Path, key, other) -> None:
                                     client_keys=[key], agent_path=None) as conn:
             got = await count(conn, 70)
             await asyncio.sleep(2)
-            kids = tree(proc.pid)[1:]
+            kids = games(proc.pid)
             print(f"sessions: 70 over one connection: {got.count('game')} games, "
                   f"{got.count('refused')} told why, "
                   f"{sum(1 for g in got if g.startswith('channel'))} channels refused; "
@@ -248,7 +264,7 @@ async def sessions(args, folder: Path, keys: Path, key, other) -> None:
             except (OSError, asyncssh.Error) as exc:
                 results.append(f"connection refused ({type(exc).__name__})")
         await asyncio.sleep(2)
-        kids = tree(proc.pid)[1:]
+        kids = games(proc.pid)
         try:
             took = await lobby(ssh_port, other, "other", "127.0.0.3")
             other_in = f"another key in the lobby after {took:.2f} s"
@@ -270,6 +286,8 @@ async def main() -> None:
     ap.add_argument("--addresses", type=int, default=11)
     ap.add_argument("--seconds", type=float, default=15.0)
     ap.add_argument("--only", choices=("flood", "giant", "sessions"), action="append")
+    ap.add_argument("--no-zygote", action="store_true",
+                    help="the giant terminal with a new Python for the session")
     args = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
