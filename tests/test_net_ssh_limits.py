@@ -441,3 +441,27 @@ def test_a_forked_session_plays_like_an_execd_one_and_leaves_nothing_behind(
             await server.stop()
         assert door.zygote.proc.returncode is not None       # the zygote left with the door
     asyncio.run(main())
+
+
+# ------------------------------------------------------------------ log lines of refused logins
+
+def test_a_refused_key_offered_again_and_again_is_one_log_line_a_minute(host_dir, tmp_path,
+                                                                        caplog):
+    """A public key is no secret: anyone may offer an expired one of the file, and a
+    broken keys file refuses every login. Each is said once, then once a minute with
+    its count, per address (and per key line) — not once a login."""
+    from test_net_ssh import _keys_file, _refused
+    expired = asyncssh.generate_private_key("ssh-ed25519")
+    keys = _keys_file(tmp_path, ('expiry-time="20000101"', expired))
+    caplog.set_level(logging.INFO, logger="tactical.ssh")
+
+    async def body(door) -> None:
+        for _ in range(6):
+            await _refused(door, expired)
+        keys.write_text("# all revoked\n")
+        for _ in range(6):
+            await _refused(door, expired)
+    with_door(body, keys=keys)
+    said = [r.getMessage() for r in caplog.records]
+    assert len([m for m in said if "refused by" in m and "expired at" in m]) == 1
+    assert len([m for m in said if "nobody is let in until it is fixed" in m]) == 1

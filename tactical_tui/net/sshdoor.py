@@ -332,6 +332,7 @@ class SSHDoor:
         self.sessions_per_key = sessions_per_key
         self.max_size = max_size
         self.refusals = PeerLog()
+        self.auth_log = PeerLog()        # refused keys and a broken keys file: once a minute
         # connections without a game running (not logged in yet, or logged in and no
         # session started): peer -> its connections, oldest first
         self.waiting: dict[str, list[_Server]] = {}
@@ -599,7 +600,10 @@ class _Server(asyncssh.SSHServer):
         try:
             self._keys = self._door.authorized()
         except DoorError as exc:
-            log.error("%s: nobody is let in until it is fixed", exc.text("en"))
+            said = self._door.auth_log.note("the keys file")
+            if said:
+                log.error("%s: nobody is let in until it is fixed (%d logins refused "
+                          "since the last such line)", exc.text("en"), said)
             self._keys = None
         return True
 
@@ -615,7 +619,11 @@ class _Server(asyncssh.SSHServer):
         assert self._conn is not None
         peer = self._conn.get_extra_info("peername")
         addr = peer[0] if peer else ""
-        grant = self._keys.admit(key, addr) if self._keys is not None else None
+        def say(line: int, text: str) -> None:
+            said = self._door.auth_log.note(f"{self.peer} {key.get_fingerprint()} {line}")
+            if said:
+                log.warning("%s (from %s; %d since the last such line)", text, self.peer, said)
+        grant = self._keys.admit(key, addr, say=say) if self._keys is not None else None
         if grant is None:
             return False
         self._grant = grant
