@@ -68,7 +68,8 @@ def test_a_peer_has_a_share_of_the_connections_without_a_game_and_others_still_l
     before a byte of SSH (no version line); a key holder from 127.0.0.2 logs in and
     plays. All places taken, a connection from a new peer takes the place of the
     newest of the peer that holds the most (a flood from a few addresses keeps nobody
-    out). The refusals are logged once (a line a minute per peer), not once each."""
+    out); when every peer holds one, a new one is refused. The refusals are logged once
+    (a line a minute per peer), not once each."""
     key, keys = client_key
     caplog.set_level(logging.INFO, logger="tactical.ssh")
 
@@ -87,7 +88,10 @@ def test_a_peer_has_a_share_of_the_connections_without_a_game_and_others_still_l
         assert (await _greeting(fourth[0])).startswith(b"SSH-2.0-")
         await _closed(silent[1][0])
         assert door.waiting_count() == 3
-        for _, writer in (*silent, third, fourth):
+        fifth = await _silent(door.port, "127.0.0.5")      # full, one each: nobody makes room
+        assert await _greeting(fifth[0]) == b""
+        assert door.waiting_count() == 3
+        for _, writer in (*silent, third, fourth, fifth):
             writer.close()
     with_door(body, keys=keys, max_startups=3, startups_per_peer=2)
     lines = [r.getMessage() for r in caplog.records if "connection refused from 127.0.0.1" in
