@@ -117,7 +117,7 @@ class TacticalApp(App):
                  autosave: bool = True, store=None, join=None) -> None:
         super().__init__()
         _toasts_break_lines_by_the_game()
-        self._join = join                # (host, port, name): `tactical join`, the lobby first
+        self._join = join                # (host, port, name[, unix socket]): `tactical join`, the lobby first
         self.session = None              # net.remote.Session of `tactical join`
         from .settings import Store
         self.store = store if store is not None else Store()   # settings; kept when from a file

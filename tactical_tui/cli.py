@@ -92,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="the server (default 127.0.0.1:7411)")
     jn.add_argument("--name", default=None, help="your name at the tables (default: $USER)")
     jn.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang", help="ja or en")
+    jn.add_argument("--socket", default=None, metavar="PATH",
+                    help="connect through this Unix socket of the host (HOST:PORT then only "
+                         "names it); the SSH front door's sessions do")
     k = sub.add_parser("check", help="run rule scenario files (docs/scenarios.md)",
                        description="Run rule scenarios: one line per scenario, a diff for each "
                                    "failure, then 'N passed, M failed'. Exit 1 if any failed.")
@@ -146,6 +149,29 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--ssh-idle", type=float, default=30.0, metavar="MINUTES",
                    help="SSH front door: close a session after this long without a key "
                         "(0: never; default 30)")
+    h.add_argument("--ssh-max-sessions", type=int, default=64, metavar="N",
+                   help="SSH front door: games running at once (default 64)")
+    h.add_argument("--ssh-sessions-per-key", type=int, default=3, metavar="N",
+                   help="SSH front door: games of one key at once (an open door: of one "
+                        "address) (default 3)")
+    h.add_argument("--ssh-sessions-per-connection", type=int, default=2, metavar="N",
+                   help="SSH front door: games on one SSH connection (default 2)")
+    h.add_argument("--ssh-login-timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="SSH front door: time from connecting to a game running, login "
+                        "included (default 20)")
+    h.add_argument("--ssh-max-startups", type=int, default=32, metavar="N",
+                   help="SSH front door: connections without a game yet, in all (default 32)")
+    h.add_argument("--ssh-startups-per-peer", type=int, default=8, metavar="N",
+                   help="SSH front door: connections without a game yet from one address "
+                        "(IPv6: one /64) (default 8)")
+    h.add_argument("--ssh-max-cols", type=int, default=500, metavar="N",
+                   help="SSH front door: a wider terminal is given this many columns (default 500)")
+    h.add_argument("--ssh-max-rows", type=int, default=200, metavar="N",
+                   help="SSH front door: a taller terminal is given this many rows (default 200)")
+    h.add_argument("--ssh-zygote", action=argparse.BooleanOptionalAction, default=True,
+                   help="SSH front door: fork each session's game from one process that "
+                        "imported it once (default; lighter, and sooner in the lobby: "
+                        "docs/SSH.md); --no-ssh-zygote starts a new Python for each")
     h.add_argument("--lang", choices=LANGS, default=None, dest="sub_lang",
                    help="ja or en: the host's own messages (players choose theirs)")
     return p
@@ -177,6 +203,14 @@ RANGES = {
     "code_guesses": ("--code-guesses", 1, 100_000),
     "spectator_chat": ("--spectator-chat", 1, 1000),
     "log_every": ("--log-every", 0, 86_400),
+    "ssh_max_sessions": ("--ssh-max-sessions", 1, 10_000),
+    "ssh_sessions_per_key": ("--ssh-sessions-per-key", 1, 10_000),
+    "ssh_sessions_per_connection": ("--ssh-sessions-per-connection", 1, 64),
+    "ssh_login_timeout": ("--ssh-login-timeout", 1, 600),       # seconds
+    "ssh_max_startups": ("--ssh-max-startups", 1, 10_000),
+    "ssh_startups_per_peer": ("--ssh-startups-per-peer", 1, 10_000),
+    "ssh_max_cols": ("--ssh-max-cols", 80, 10_000),
+    "ssh_max_rows": ("--ssh-max-rows", 24, 10_000),
 }
 
 
@@ -211,13 +245,21 @@ def join_args(args, lang: str):
         if args.name is not None:
             return None, t("join.bad_name", lang, name=plain(name))
         name = "guest"
+    unix_path = getattr(args, "socket", None)
     try:                                     # said here, before the app takes the terminal
-        socket.create_connection((host, port), timeout=5).close()
+        if unix_path:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(5)
+                probe.connect(unix_path)
+        else:
+            socket.create_connection((host, port), timeout=5).close()
     except OSError as exc:
         from .text import os_error_text
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if unix_path:
+            address = f"{address} ({unix_path})"
         return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang))
-    return (host, port, name), None
+    return (host, port, name, unix_path), None
 
 
 def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_path: str | None,

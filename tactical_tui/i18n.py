@@ -90,6 +90,30 @@ TUI: dict[str, dict[str, str]] = {
                  "en": "This host is full ({n} sessions at once). Try again later."},
     "ssh.full.one": {"ja": "このホストは満員です（同時に1接続まで）。しばらくしてから接続してください。",
                      "en": "This host is full (one session at a time). Try again later."},
+    "ssh.conn_full": {"ja": "この接続ではすでに{n}つのゲームが動いています（1接続に{n}つまで）。"
+                            "どれかを終えるか、新しく接続してください。",
+                      "en": "This connection already runs {n} games ({n} at most on one "
+                            "connection). End one of them, or connect again."},
+    "ssh.conn_full.one": {"ja": "この接続ではすでにゲームが動いています（1接続に1つまで）。"
+                                "それを終えるか、新しく接続してください。",
+                          "en": "This connection already runs a game (one at most on one "
+                                "connection). End it, or connect again."},
+    "ssh.key_full": {"ja": "この鍵ではすでに{n}つのゲームが動いています（1つの鍵で同時に{n}つまで）。"
+                           "どれかを終えてから接続してください。",
+                     "en": "This key already runs {n} games at this host ({n} at most at "
+                           "once). End one of them, then connect again."},
+    "ssh.key_full.one": {"ja": "この鍵ではすでにゲームが動いています（1つの鍵で同時に1つまで）。"
+                               "それを終えてから接続してください。",
+                         "en": "This key already runs a game at this host (one at most at "
+                               "once). End it, then connect again."},
+    "ssh.peer_full": {"ja": "あなたのアドレスからはすでに{n}つのゲームが動いています"
+                            "（1つのアドレスから同時に{n}つまで）。どれかを終えてから接続してください。",
+                      "en": "Your address already runs {n} games at this host ({n} at most "
+                            "at once). End one of them, then connect again."},
+    "ssh.peer_full.one": {"ja": "あなたのアドレスからはすでにゲームが動いています"
+                                "（1つのアドレスから同時に1つまで）。それを終えてから接続してください。",
+                          "en": "Your address already runs a game at this host (one at most "
+                                "at once). End it, then connect again."},
     "ssh.stopping": {"ja": "ホストが停止しました。再び動き出したら、同じsshで席に戻れます。",
                      "en": "The host has stopped. Once it runs again, the same ssh takes you back to your seat."},
     "ssh.start_failed": {"ja": "ゲームを起動できませんでした: {error}",
@@ -585,6 +609,18 @@ TUI: dict[str, dict[str, str]] = {
                              "en": "tactical host: serving on {address} ({n} table resumed, kept in {folder}). Ctrl+C stops"},
     "net.host.locked": {"ja": "別の tactical host が {folder} を使っています",
                         "en": "Another tactical host serves {folder}"},
+    "net.host.folder_owner": {"ja": "{folder} は別のユーザー（uid {uid}）のフォルダーです。"
+                                    "ホストは自分のユーザーのフォルダーにだけテーブルを置きます（--dir で別のフォルダーを指定できます）",
+                              "en": "{folder} belongs to another user (uid {uid}): the host keeps "
+                                    "its tables only in a folder of its own user (--dir chooses another)"},
+    "net.host.folder_open": {"ja": "{folder} には誰でも書き込めます（モード {mode}）。"
+                                   "他のユーザーが置いたファイルがあるかもしれないので使いません。"
+                                   "中身を確かめて chmod 700 するか、--dir で別のフォルダーを指定してください",
+                             "en": "Anyone may write in {folder} (mode {mode}), so others may have "
+                                   "put files there: it is not used. Check what is in it and "
+                                   "chmod 700 it, or choose another folder with --dir"},
+    "net.host.folder_error": {"ja": "{folder} をホストのフォルダーにできません: {detail}",
+                              "en": "{folder} cannot be the host's folder: {detail}"},
     "net.host.bind_failed": {"ja": "{address} で待ち受けできません: {detail}",
                              "en": "Cannot listen on {address}: {detail}"},
     "net.host.no_ssh": {"ja": "SSHの入口を開けません: {detail}",

@@ -65,12 +65,13 @@ def _name(x: object) -> str:
 
 # ---------------------------------------------------------------------------- opening
 
-def open_lobby(app, host: str, port: int, name: str) -> None:
-    """The lobby screen, and the connection to the server (its answer fills the list)."""
+def open_lobby(app, host: str, port: int, name: str, unix_path: str | None = None) -> None:
+    """The lobby screen, and the connection to the server (its answer fills the list);
+    through the host's Unix socket `unix_path` if given (the SSH front door's sessions)."""
     from .net.remote import Session
     from .net.remote import SeatTokens
     session = Session(host, port, name, app.lang, cards=app._cards,
-                      tokens=SeatTokens() if app.autosave else None)
+                      tokens=SeatTokens() if app.autosave else None, unix_path=unix_path)
     app.session = session
     session.on_status = lambda status, retry: _status(app, status, retry)
     session.on_chat = lambda msg: _chat(app, msg)

@@ -537,6 +537,11 @@ def test_player_names_are_printable_and_at_most_24_cells():
     assert player_name("") == "guest"
     assert player_name("x" * 30) == "x" * 24
     assert player_name("名" * 13) == "名" * 12                  # 26 cells → 24
+    # a name the table port's hello would refuse is no name: the player is a guest
+    from tactical_tui.net.protocol import name_ok
+    for bad in ("\u0301abc", "a" + "\u0301" * 20):
+        assert not name_ok(" ".join(bad.split())[:24]) and player_name(bad) == "guest"
+    assert name_ok(player_name("é" * 30))
 
 
 def test_the_language_is_ja_only_for_a_ja_locale():

@@ -44,7 +44,7 @@ import logging
 import re
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import asyncssh
 import attrs
@@ -279,10 +279,13 @@ class AuthorizedKeys:
         return cls(read_bounded(path, cls.MAX_BYTES).decode("utf-8", errors="replace"),
                    str(path))
 
-    def admit(self, key: asyncssh.SSHKey, addr: str,
-              now: Optional[float] = None) -> Optional[Grant]:
+    def admit(self, key: asyncssh.SSHKey, addr: str, now: Optional[float] = None,
+              say: Optional[Callable[[int, str], None]] = None) -> Optional[Grant]:
         """The grant of the first line of `key` that lets it in from `addr` now; None
-        (and a line in the log for each of its lines that refused) when none does."""
+        (and a line in the log for each of its lines that refused) when none does. The
+        log line goes through `say(line number, text)` when given (the door's, which says
+        each at most once a minute per address: a public key is no secret, and anyone
+        offering an expired one could otherwise fill the log)."""
         moment = int(time.time() if now is None else now)
         for line in self.lines:
             if line.key != key:
@@ -290,6 +293,10 @@ class AuthorizedKeys:
             why = line.admits(key, addr, moment)
             if why is None:
                 return Grant(line.fingerprint, line.number, line.pty, line.command)
-            log.warning("key %s refused by %s line %d: %s", line.fingerprint,
-                        plain(self.name), line.number, why)
+            text = (f"key {line.fingerprint} refused by {plain(self.name)} line "
+                    f"{line.number}: {why}")
+            if say is not None:
+                say(line.number, text)
+            else:
+                log.warning("%s", text)
         return None

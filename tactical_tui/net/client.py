@@ -117,8 +117,12 @@ class Client:
                  on_message: Optional[Callable[[dict], None]] = None,
                  on_status: Optional[Callable[[str, Optional[float]], None]] = None,
                  delays: Optional[Callable[[], Any]] = None, connect_timeout: float = 10.0,
-                 request_timeout: Optional[float] = None, keepalive: Optional[float] = None) -> None:
+                 request_timeout: Optional[float] = None, keepalive: Optional[float] = None,
+                 unix_path: Optional[str] = None) -> None:
         self.host, self.port, self.name, self.lang = host, port, name, lang
+        # the host's Unix socket (the SSH front door's sessions: `tactical join --socket`),
+        # connected to instead of host:port, which still names the server (seat tokens)
+        self.unix_path = unix_path
         self.on_message = on_message
         self.on_status = on_status
         self.delays = delays or backoff             # () -> the seconds before each try
@@ -197,8 +201,9 @@ class Client:
     async def _open(self) -> None:
         """A new connection and its hello (the old one, if any, is gone)."""
         self._lock = asyncio.Lock()
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(self.host, self.port), self.connect_timeout)
+        opening = (asyncio.open_unix_connection(self.unix_path) if self.unix_path
+                   else asyncio.open_connection(self.host, self.port))
+        reader, writer = await asyncio.wait_for(opening, self.connect_timeout)
         self._reader, self._writer = reader, writer
         try:
             hello_id = self._take_id()

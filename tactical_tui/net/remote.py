@@ -299,10 +299,11 @@ class Session:
     request was dropped — an update of that table, perhaps: the screen may be behind)."""
 
     def __init__(self, host: str, port: int, name: str, lang: str, cards=None,
-                 delays=None, tokens: Optional[SeatTokens] = None) -> None:
+                 delays=None, tokens: Optional[SeatTokens] = None,
+                 unix_path: Optional[str] = None) -> None:
         kw = {"delays": delays} if delays is not None else {}
         self.client = Client(host, port, name, lang, on_message=self._message,
-                             on_status=self._status, **kw)
+                             on_status=self._status, unix_path=unix_path, **kw)
         self.cards = cards
         self.tables: dict = {}                 # table id -> TableInfo dict (the lobby's)
         self.remotes: dict = {}                # table id -> RemoteTable

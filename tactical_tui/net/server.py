@@ -81,12 +81,19 @@ MAX_QUEUED_SEATED = 4 * 1024 * 1024
 MAX_TABLES = 100
 MAX_CONNECTIONS = 1000
 # Connections from one peer: one address (IPv6: its /64), or this machine (loopback, or
-# the address the host listens on) counted as one peer. This machine's is larger: every
-# `tactical join` of the SSH front door connects from here (sshdoor.MAX_SESSIONS, 64, at
-# most), beside the players who run `tactical join` on the host's machine itself;
-# host_cli raises it if a door is given more sessions.
+# the address the host listens on) counted as one peer. This machine's is larger: the
+# players who run `tactical join` on the host's machine itself (and the door's sessions
+# of a host started without its socket: sshdoor.join_command without unix_path).
 MAX_PER_PEER = 16
 MAX_PER_LOCAL = 100
+# The SSH front door's `tactical join`s come through a Unix socket of their own in the
+# host's folder (DOOR_SOCKET, mode 0600 in a 0700 folder: only the host's user reaches
+# it), counted apart from every TCP connection: 100 silent loopback connections fill the
+# LOCAL share, not the door's (issue 30 finding 10). host_cli gives it the door's
+# sessions + MAX_PER_PEER (a child that reconnects holds two for a moment).
+DOOR_SOCKET = "door.sock"
+DOOR = "the SSH front door"
+MAX_PER_DOOR = 64 + MAX_PER_PEER
 REFUSED_LOG_EVERY = 60.0      # seconds between two log lines about refused connections
 PEER_LOG_EVERY = 60.0         # seconds between two log lines about one peer's refusals
 # Requests a second (token buckets, a burst of two seconds' worth): per connection, per
@@ -1192,6 +1199,44 @@ class Connection:
                 self.send(answer)
 
 
+# ------------------------------------------------------------------ the host's folder
+
+class FolderProblem(Exception):
+    """The folder of the tables cannot be the host's: an i18n key (``net.host.folder_*``)
+    and its parameters, said by host_cli in the operator's language."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(key, params)
+        self.key, self.params = key, params
+
+
+def private_folder(folder: Path) -> None:
+    """Make sure `folder` holds the host's files only for the host's user, as sshd's
+    StrictModes does for ~/.ssh: made with mode 0700 if it is not there; refused
+    (FolderProblem) if it is not a folder, belongs to another user, or anyone may write
+    in it (o+w: others may have put files there already); one that the group may write
+    in or others may read (an older host's, a umask of 002) is made 0700, with a warning
+    — the tables' files hold every seat's hidden cards."""
+    import stat as st
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        info = folder.stat()
+    except OSError as exc:
+        raise FolderProblem("net.host.folder_error", folder=folder,
+                            detail=exc.strerror or str(exc)) from exc
+    if not st.S_ISDIR(info.st_mode):
+        raise FolderProblem("net.host.folder_error", folder=folder, detail="not a folder")
+    if info.st_uid != os.geteuid():
+        raise FolderProblem("net.host.folder_owner", folder=folder, uid=info.st_uid)
+    if info.st_mode & 0o002:
+        raise FolderProblem("net.host.folder_open", folder=folder,
+                            mode=f"{st.S_IMODE(info.st_mode):o}")
+    if info.st_mode & 0o077:
+        log.warning("%s could be used by others (mode %o): made private (0700)", folder,
+                    st.S_IMODE(info.st_mode))
+        os.chmod(folder, 0o700)
+
+
 # ------------------------------------------------------------------ refused connections
 
 LOCAL = "this machine"
@@ -1402,7 +1447,8 @@ class Server:
     max_tables: int = MAX_TABLES
     max_connections: int = MAX_CONNECTIONS
     max_per_peer: int = MAX_PER_PEER          # connections from one address (its /64: IPv6)
-    max_per_local: int = MAX_PER_LOCAL        # connections from this machine (the SSH door's)
+    max_per_local: int = MAX_PER_LOCAL        # connections from this machine
+    max_per_door: int = MAX_PER_DOOR          # connections through the door's Unix socket
     hello_timeout: float = HELLO_TIMEOUT
     idle_timeout: float = IDLE_TIMEOUT        # at no table, nothing sent: bye idle
     seated_idle_timeout: float = SEATED_IDLE_TIMEOUT   # at a table, nothing sent: gone
@@ -1430,6 +1476,8 @@ class Server:
     peer_log: Any = None                      # PeerLog (made from log_every and clock)
     ai_queue: Any = None                      # AIQueue (made at the first decision)
     server: Any = None
+    door_server: Any = None                   # the Unix socket of the SSH door's sessions
+    door_path: Optional[Path] = None
     _lock: Any = None
     _unsynced: set = field(factory=set)       # saves written since the last fsync
     _sync_task: Any = None
@@ -1440,16 +1488,47 @@ class Server:
             self.peer_log = PeerLog(self.log_every, self.clock)
 
     def lock_folder(self) -> None:
-        """One host per folder of tables (RuntimeError naming the folder otherwise)."""
+        """One host per folder of tables (RuntimeError naming the folder otherwise), a
+        folder only the host's user can use (FolderProblem otherwise: private_folder),
+        locked through ``host.lock``, mode 0600 (one another user could open, they
+        could lock, and keep the host from starting)."""
         import fcntl
-        self.folder.mkdir(parents=True, exist_ok=True)
-        f = open(self.folder / "host.lock", "a+")
+        private_folder(self.folder)
         try:
+            fd = os.open(self.folder / "host.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
+                         0o600)
+        except OSError as exc:                    # a symbolic link, a folder, …
+            raise FolderProblem("net.host.folder_error", folder=self.folder / "host.lock",
+                                detail=exc.strerror or str(exc)) from exc
+        f = os.fdopen(fd, "a+")
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             f.close()
             raise RuntimeError(f"another tactical host serves {self.folder}") from None
         self._lock = f
+
+    async def listen_door(self) -> str:
+        """Listen on the Unix socket of the SSH front door's `tactical join`s (DOOR_SOCKET
+        in the folder, mode 0600; the folder is 0700: lock_folder). A path too long for a
+        Unix socket (108 bytes) is put in a private folder of its own in the temporary
+        folder instead. Returns the path."""
+        import tempfile
+        path = self.folder / DOOR_SOCKET
+        if len(os.fsencode(str(path))) > 100:
+            path = Path(tempfile.mkdtemp(prefix="tactical-door-")) / DOOR_SOCKET
+        path.unlink(missing_ok=True)             # a socket left by a host killed outright
+        old = os.umask(0o177)
+        try:
+            self.door_server = await asyncio.start_unix_server(
+                lambda r, w: self._serve(r, w, door=True), str(path))
+        finally:
+            os.umask(old)
+        os.chmod(path, 0o600)
+        self.door_path = path
+        return str(path)
 
     async def start(self, host: str = "127.0.0.1", port: int = P.DEFAULT_PORT) -> tuple[str, int]:
         """Resume the folder's tables, then listen. Returns the address listened on."""
@@ -1466,6 +1545,8 @@ class Server:
         """Say bye to everyone, stop every table (each is saved after every action)."""
         if self.server is not None:
             self.server.close()
+        if self.door_server is not None:
+            self.door_server.close()
         for conn in list(self.connections):
             conn.bye("server_stopping")
         for table in self.tables.values():
@@ -1485,6 +1566,14 @@ class Server:
         if self._sync_task is not None:
             self._sync_task.cancel()
         await self.sync()
+        if self.door_path is not None:
+            self.door_path.unlink(missing_ok=True)
+            if self.door_path.parent != self.folder:
+                try:
+                    self.door_path.parent.rmdir()
+                except OSError:
+                    pass
+            self.door_path = None
         if self._lock is not None:
             self._lock.close()
             self._lock = None
@@ -1511,11 +1600,15 @@ class Server:
             except Exception as exc:  # noqa: BLE001 - said; the next round tries again
                 log.error("cannot sync the saves: %r", exc)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        key = peer_key(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
-        limit = self.max_per_local if key == LOCAL else self.max_per_peer
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     door: bool = False) -> None:
+        if door:                                  # the door's socket: its own share only
+            key, limit = DOOR, self.max_per_door
+        else:
+            key = peer_key(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
+            limit = self.max_per_local if key == LOCAL else self.max_per_peer
         code = None
-        if len(self.connections) >= self.max_connections:
+        if len(self.connections) >= self.max_connections and not door:
             code = "server_full"
         elif self.peers.get(key, 0) >= limit:
             code = "too_many_connections"
@@ -1549,7 +1642,9 @@ class Server:
                     if k not in self.peers and b.full():
                         del self.peer_buckets[k]
             got = self.peer_buckets[key] = bucket(
-                self.local_rate if key == LOCAL else self.peer_rate, self.clock)
+                # the door's socket carries every SSH player's session: a whole machine's
+                # share, as loopback has, not one peer's
+                self.local_rate if key in (LOCAL, DOOR) else self.peer_rate, self.clock)
         return got
 
     def guessing(self, conn: "Connection") -> Optional[float]:
@@ -1764,7 +1859,7 @@ class Server:
                 return P.refused(req.id, "too_many_tables", {"limit": self.max_tables})
             # per peer, not per connection: one machine filled the host's 100 tables in a
             # second from 10 connections
-            share = self.tables_per_local if conn.key == LOCAL else self.tables_per_peer
+            share = self.tables_per_local if conn.key in (LOCAL, DOOR) else self.tables_per_peer
             if sum(1 for t in live if t.peer == conn.key) >= share:
                 return P.refused(req.id, "too_many_tables", {"limit": share})
             table, code = self.create(req, conn.key)
@@ -1832,6 +1927,53 @@ def limits(args: Any) -> dict:
                 log_every=args.log_every)
 
 
+NOFILE_MOST = 1 << 20        # a soft limit of open files above this is not asked for
+
+
+def raise_nofile() -> tuple[int, int]:
+    """Raise this process's soft limit of open files to its hard limit (as far as
+    NOFILE_MOST), as servers do: the common soft limit of 1,024 was what a flood of
+    connections exhausted. Returns (soft before, soft now)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = NOFILE_MOST if hard == resource.RLIM_INFINITY else min(hard, NOFILE_MOST)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        except (ValueError, OSError) as exc:
+            log.warning("cannot raise the limit of open files from %d to %d: %s", soft, want, exc)
+            return soft, soft
+        return soft, want
+    return soft, soft
+
+
+ACCEPT_LOG_EVERY = 60.0
+
+
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop, every: float = ACCEPT_LOG_EVERY) -> None:
+    """asyncio logs a traceback for every accept() that fails for want of a resource
+    (EMFILE, ENFILE, ENOBUFS, ENOMEM) — up to a hundred each time the socket is ready:
+    27 MB of log in 10 s under a flood. Say it in one line instead, at most once per
+    `every` seconds, with the count; every other error goes to the handler as before."""
+    limiter = RateLimited(every)
+    before = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        if str(context.get("message", "")).startswith("socket.accept() out of system resource"):
+            said = limiter.note()
+            if said:
+                exc = context.get("exception")
+                why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+                log.error("cannot accept connections: %s (%d times since the last line)",
+                          why, said)
+            return
+        if before is not None:
+            before(loop, context)
+        else:
+            loop.default_exception_handler(context)
+    loop.set_exception_handler(handler)
+
+
 def host_cli(args: Any, lang: str) -> int:
     """`tactical host`: serve until SIGINT / SIGTERM."""
     import signal
@@ -1841,6 +1983,13 @@ def host_cli(args: Any, lang: str) -> int:
     from ..safe import plain
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # asyncssh says ~260 bytes at INFO for every TCP connection (accepted, peer, lost,
+    # auth): a flood of connections floods the log. The door's own lines about
+    # connections are at DEBUG; its refusals are counted, a line a minute per peer.
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    before, now = raise_nofile()
+    if now != before:
+        log.info("open files: at most %d (was %d)", now, before)
     folder = Path(args.host_dir) if args.host_dir else host_dir() / "tables"
     cards_toml = None
     if args.cards:
@@ -1856,12 +2005,17 @@ def host_cli(args: Any, lang: str) -> int:
         cards = default_cards()
 
     async def main() -> int:
+        quiet_accept_errors(asyncio.get_running_loop())
         server = Server(folder, cards, cards_toml, ai_delay=args.host_ai_delay,
                         max_tables=args.max_tables, **limits(args))
         try:
             server.lock_folder()
         except RuntimeError:
             print(t("net.host.locked", lang, folder=plain(str(folder))), file=sys.stderr)
+            return 2
+        except FolderProblem as exc:
+            print(t(exc.key, lang, **{k: plain(str(v)) for k, v in exc.params.items()}),
+                  file=sys.stderr)
             return 2
         server.pool_factory = lambda: make_executor(args.workers, cards_toml)
         server.executor = server.pool_factory()
@@ -1873,13 +2027,12 @@ def host_cli(args: Any, lang: str) -> int:
             return 2
         door = None
         if args.ssh_port is not None:
-            door = await _ssh_door(args, port, lang)
+            door = await _ssh_door(args, port, lang, await server.listen_door())
             if door is None:
                 await server.stop()
                 return 2
-            # every SSH session is a `tactical join` from this machine: they all fit
-            server.max_per_local = max(server.max_per_local,
-                                       getattr(door, "max_sessions", 0) + MAX_PER_PEER)
+            # every SSH session is a `tactical join` through the door's own socket
+            server.max_per_door = getattr(door, "max_sessions", 0) + MAX_PER_PEER
         print(t("net.host.serving", lang, address=f"{host}:{port}", folder=plain(str(folder)),
                 n=len(server.tables)), flush=True)
         stop = asyncio.Event()
@@ -1898,9 +2051,10 @@ def host_cli(args: Any, lang: str) -> int:
     return asyncio.run(main())
 
 
-async def _ssh_door(args: Any, table_port: int, lang: str):
+async def _ssh_door(args: Any, table_port: int, lang: str, unix_path: Optional[str] = None):
     """The SSH front door beside the table server (tactical_tui/net/sshdoor.py, issue 17
-    point 6): `ssh -p PORT NAME@host` runs `tactical join` to this server."""
+    point 6): `ssh -p PORT NAME@host` runs `tactical join` to this server, through its
+    Unix socket `unix_path` (Server.listen_door) when given."""
     import sys
 
     from ..i18n import t
@@ -1911,10 +2065,16 @@ async def _ssh_door(args: Any, table_port: int, lang: str):
         return None
     target = "127.0.0.1" if args.bind in ("0.0.0.0", "::", "") else args.bind
     try:
-        door = await sshdoor.serve(args.bind, args.ssh_port,
-                                   command_for=sshdoor.join_command(table_port, target),
-                                   authorized_keys=args.authorized_keys, open_door=args.ssh_open,
-                                   idle=max(0.0, args.ssh_idle) * 60)
+        door = await sshdoor.serve(
+            args.bind, args.ssh_port,
+            command_for=sshdoor.join_command(table_port, target, unix_path),
+            authorized_keys=args.authorized_keys, open_door=args.ssh_open,
+            idle=max(0.0, args.ssh_idle) * 60, max_sessions=args.ssh_max_sessions,
+            login_timeout=args.ssh_login_timeout, max_startups=args.ssh_max_startups,
+            startups_per_peer=args.ssh_startups_per_peer,
+            sessions_per_connection=args.ssh_sessions_per_connection,
+            sessions_per_key=args.ssh_sessions_per_key,
+            max_size=(args.ssh_max_cols, args.ssh_max_rows), zygote=args.ssh_zygote)
     except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
         from ..safe import plain
         detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))

@@ -15,9 +15,11 @@ the host process (as the asyncssh BBS xthulu runs its sessions):
   cores by the operating system, and a crash ends one session, not the host.
 * Ending a session is complete and simple: hang up the child's process group, kill it
   after a grace period, reap it. Nothing of a session lives on in the host.
-* The cost is a Python process per player: about 50 MB, and a few seconds from login to
-  the lobby (2.7–3.9 s measured on 2 cores busy with other work) — a table has 3–5
-  players, and a host that serves many is given ``max_sessions``.
+* The cost is a Python process per player: about 47 MB RSS (36 MB PSS), and a few
+  seconds from login to the lobby — a table has 3–5 players, and a host that serves many
+  is given ``max_sessions``. With ``zygote`` (`tactical host`'s default) the process is
+  forked from one that imported the game once (zygote.py): 20 MB PSS a session, and in
+  the lobby sooner (docs/SSH.md, "Cost").
 
 How a session runs: the pty is made with the client's size (``TIOCSWINSZ``); the child is
 started in a session of its own with the pty as its controlling terminal (a launcher of a
@@ -57,6 +59,7 @@ import signal
 import struct
 import sys
 import termios
+import time
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
@@ -77,6 +80,18 @@ KILL_AFTER = 5.0           # seconds between the hang-up and SIGKILL
 CLOSE_WAIT = 2.0          # seconds the clients have to leave by themselves when the door closes
 MAX_SESSIONS = 64
 DEFAULT_SIZE = (80, 24)    # a client that says its terminal has 0 columns or rows
+# Limits before the login and per peer (issue 30), as sshd's MaxStartups,
+# PerSourceMaxStartups, LoginGraceTime and MaxSessions; each is an option of
+# `tactical host` (docs/SSH.md). A peer is an address; an IPv6 address counts by its /64.
+LOGIN_TIMEOUT = 20.0       # seconds from the connection to a game running (login included)
+MAX_STARTUPS = 32          # connections without a game running yet, in all
+STARTUPS_PER_PEER = 8      # ... from one peer
+SESSIONS_PER_CONNECTION = 2
+SESSIONS_PER_KEY = 3       # games of one key at once (an open door: of one peer)
+MAX_SIZE = (500, 200)      # columns and rows of a terminal at most (a larger one is cut)
+MAX_PIXELS = 16384         # pixel sizes above this are nonsense: sent as 0 (unknown)
+CHANNELS_PER_CONNECTION = 8    # session channels open at once beyond the sessions' limit
+REFUSAL_LOG_EVERY = 60.0   # seconds between two log lines about one peer's refusals
 
 # The launcher of every child: become the controlling process of the pty (the child is a
 # session leader: start_new_session), then exec the command. SIGWINCH and the hang-up of
@@ -122,7 +137,10 @@ class DoorError(Exception):
 def player_name(user: Optional[str]) -> str:
     """The player's name from an SSH user name: printable characters only (controls,
     bidi overrides and other format characters dropped), runs of spaces made one, at most
-    NAME_CELLS terminal cells; ``guest`` when nothing is left."""
+    NAME_CELLS terminal cells; ``guest`` when nothing is left, or when what is left is a
+    name the table port's `hello` refuses (a leading combining mark, a stack of them:
+    protocol.name_ok) — else the player's game would fail at its first message."""
+    from .protocol import name_ok
     kept = "".join(ch if ch.isprintable() else " " for ch in (user or ""))
     out: list[str] = []
     used = 0
@@ -131,7 +149,8 @@ def player_name(user: Optional[str]) -> str:
         if used > NAME_CELLS:
             break
         out.append(ch)
-    return "".join(out).strip() or GUEST
+    name = "".join(out).strip()
+    return name if name and name_ok(name) else GUEST
 
 
 def client_lang(env: Mapping[str, str]) -> str:
@@ -149,6 +168,64 @@ def client_term(term_type: Optional[str]) -> str:
     if term_type and _TERM_OK.fullmatch(term_type):
         return term_type
     return "xterm-256color"
+
+
+def clamp_size(cols: int, rows: int, pw: int = 0, ph: int = 0,
+               most: tuple[int, int] = MAX_SIZE) -> tuple[int, int, int, int]:
+    """The size a pty is given: columns and rows at most `most` (a client asking for
+    65535×65535 made the game lay out, and keep, a screen of four billion cells); 0
+    (unknown) stays 0. The pixel sizes are kept only when they are believable (at most
+    MAX_PIXELS, and the size was not cut: they would describe another terminal), else 0."""
+    cols, rows = max(0, int(cols)), max(0, int(rows))
+    cut = cols > most[0] or rows > most[1]
+    cols, rows = min(cols, most[0]), min(rows, most[1])
+    if cut or not (0 <= pw <= MAX_PIXELS and 0 <= ph <= MAX_PIXELS):
+        pw = ph = 0
+    return cols, rows, int(pw), int(ph)
+
+
+def peer_of(addr: Optional[str]) -> str:
+    """Whom a connection counts against: its address; an IPv6 one by its /64 (one
+    machine or one site usually holds a whole /64), an IPv4-mapped one as IPv4."""
+    import ipaddress
+    try:
+        ip = ipaddress.ip_address(str(addr or "").split("%")[0])
+    except ValueError:
+        return str(addr or "?")
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class PeerLog:
+    """Log lines about one peer's refusals: the first at once, then at most one per
+    `every` seconds with the number since (a flood of connections cannot flood the log).
+    At most `most` peers are remembered; the others share one count."""
+
+    OTHERS = "(other peers)"
+
+    def __init__(self, every: float = REFUSAL_LOG_EVERY, most: int = 1024,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.every, self.most, self.clock = every, most, clock
+        self._peers: dict[str, list] = {}        # peer -> [count since, last said]
+
+    def note(self, peer: str) -> Optional[int]:
+        """Count one refusal of `peer`: how many to say now (None: not now)."""
+        now = self.clock()
+        if peer not in self._peers:
+            for old in [p for p, (n, last) in self._peers.items() if now - last >= self.every
+                        and not n][:16]:
+                del self._peers[old]                 # quiet for a while: forgotten
+            if len(self._peers) >= self.most:
+                peer = self.OTHERS
+        entry = self._peers.setdefault(peer, [0, None])
+        entry[0] += 1
+        if entry[1] is not None and now - entry[1] < self.every:
+            return None
+        said, entry[0], entry[1] = entry[0], 0, now
+        return said
 
 
 def child_env(term: str, lang: str, client: Mapping[str, str] = {},
@@ -170,13 +247,17 @@ def child_env(term: str, lang: str, client: Mapping[str, str] = {},
     return env
 
 
-def join_command(table_port: int, host: str = "127.0.0.1") -> CommandFor:
+def join_command(table_port: int, host: str = "127.0.0.1",
+                 unix_path: Optional[str] = None) -> CommandFor:
     """`command_for` of the door beside a table server: ``tactical join`` to it as NAME,
-    in LANG. (``--lang`` is the top-level option, before the sub-command; ``--name=`` is
-    written with ``=`` so that a name starting with ``-`` stays a name.)"""
+    in LANG; through the server's Unix socket `unix_path` when given (Server.listen_door:
+    a path of the door's own, which local connections to the table port cannot fill).
+    (``--lang`` is the top-level option, before the sub-command; ``--name=`` is written
+    with ``=`` so that a name starting with ``-`` stays a name.)"""
     def command_for(name: str, lang: str) -> list[str]:
+        via = [f"--socket={unix_path}"] if unix_path else []
         return [sys.executable, "-m", "tactical_tui.cli", f"--lang={lang}", "join",
-                f"{host}:{table_port}", f"--name={name}"]
+                f"{host}:{table_port}", *via, f"--name={name}"]
     return command_for
 
 
@@ -234,7 +315,12 @@ class SSHDoor:
 
     def __init__(self, *, command_for: CommandFor, authorized_keys: Optional[Path],
                  open_door: bool, host_key: asyncssh.SSHKey, idle: float,
-                 kill_after: float, max_sessions: int) -> None:
+                 kill_after: float, max_sessions: int, login_timeout: float = LOGIN_TIMEOUT,
+                 max_startups: int = MAX_STARTUPS, startups_per_peer: int = STARTUPS_PER_PEER,
+                 sessions_per_connection: int = SESSIONS_PER_CONNECTION,
+                 sessions_per_key: int = SESSIONS_PER_KEY,
+                 max_size: tuple[int, int] = MAX_SIZE) -> None:
+        self.zygote = None               # zygote.Zygote: sessions forked, not exec'd
         self.command_for = command_for
         self.authorized_keys = authorized_keys
         self.open_door = open_door
@@ -243,6 +329,17 @@ class SSHDoor:
         self.idle = idle
         self.kill_after = kill_after
         self.max_sessions = max_sessions
+        self.login_timeout = login_timeout
+        self.max_startups = max_startups
+        self.startups_per_peer = startups_per_peer
+        self.sessions_per_connection = sessions_per_connection
+        self.sessions_per_key = sessions_per_key
+        self.max_size = max_size
+        self.refusals = PeerLog()
+        self.auth_log = PeerLog()        # refused keys and a broken keys file: once a minute
+        # connections without a game running (not logged in yet, or logged in and no
+        # session started): peer -> its connections, oldest first
+        self.waiting: dict[str, list[_Server]] = {}
         self.sessions: set[_Session] = set()
         self._tasks: set[asyncio.Task] = set()
         self._conns: set[asyncssh.SSHServerConnection] = set()
@@ -258,7 +355,8 @@ class SSHDoor:
             lambda: _Server(self), host, port,
             server_host_keys=[self.host_key], encoding=None, line_editor=False,
             allow_pty=True, agent_forwarding=False, x11_forwarding=False, allow_scp=False,
-            keepalive_interval=30, keepalive_count_max=3, login_timeout=60)
+            keepalive_interval=30, keepalive_count_max=3,
+            login_timeout=self.login_timeout or None)
 
     @property
     def port(self) -> int:
@@ -293,6 +391,36 @@ class SSHDoor:
                             error=_reason(exc)) from exc
         return self._keys
 
+    def waiting_count(self) -> int:
+        return sum(len(conns) for conns in self.waiting.values())
+
+    def admit(self, server: "_Server") -> Optional[str]:
+        """Whether a new connection of `server.peer` may start its login: None, or why
+        not. Over the peer's share: refused. All places taken: the newest connection of
+        the peer that holds the most (more than this one's, and at least two) makes room,
+        so that a flood from a few addresses cannot keep anyone else out; else refused."""
+        mine = len(self.waiting.get(server.peer, ()))
+        if mine >= self.startups_per_peer:
+            return "per_peer"
+        if self.waiting_count() < self.max_startups:
+            return None
+        most, peer = max((len(conns), p) for p, conns in self.waiting.items())
+        if most >= 2 and most > mine + 1:
+            victim = self.waiting[peer][-1]
+            self.refused(peer, "made room", "startups")
+            victim.drop()
+            return None
+        return "startups"
+
+    def refused(self, peer: str, what: str, why: str) -> None:
+        """A log line about a refusal of `peer`'s, at most one a minute for each peer."""
+        said = self.refusals.note(peer)
+        if said:
+            log.warning("SSH %s from %s: %d since the last such line (%s; %d connections "
+                        "without a game, %d of them from it; %d sessions)", what, peer, said,
+                        why, self.waiting_count(), len(self.waiting.get(peer, ())),
+                        len(self.sessions))
+
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
@@ -322,18 +450,31 @@ class SSHDoor:
             conn.close()
         for conn in list(self._conns):
             await conn.wait_closed()
+        if self.zygote is not None:
+            await self.zygote.close()
 
 
 async def serve(host: str, port: int, *, command_for: CommandFor,
                 authorized_keys: Optional[os.PathLike | str] = None, open_door: bool = False,
                 host_key_path: Optional[os.PathLike | str] = None, idle: float = IDLE,
-                kill_after: float = KILL_AFTER, max_sessions: int = MAX_SESSIONS) -> SSHDoor:
+                kill_after: float = KILL_AFTER, max_sessions: int = MAX_SESSIONS,
+                login_timeout: float = LOGIN_TIMEOUT, max_startups: int = MAX_STARTUPS,
+                startups_per_peer: int = STARTUPS_PER_PEER,
+                sessions_per_connection: int = SESSIONS_PER_CONNECTION,
+                sessions_per_key: int = SESSIONS_PER_KEY,
+                max_size: tuple[int, int] = MAX_SIZE, zygote: bool = False) -> SSHDoor:
     """Start the SSH front door on host:port (port 0: any free port, see ``door.port``).
 
     Every session runs ``command_for(name, lang)`` in a pty of its own (see the module's
     docstring); `idle` seconds without a key close it (0: never), `kill_after` seconds
     after its hang-up a child still there is killed, and at most `max_sessions` run at
-    once. Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
+    once. Before the login and per peer (an address, an IPv6 /64): a connection has
+    `login_timeout` seconds to log in and start its game (0: no limit); at most
+    `max_startups` connections wait so, `startups_per_peer` of one peer; one connection
+    runs at most `sessions_per_connection` games, one key (an open door: one peer)
+    `sessions_per_key`; a terminal is at most `max_size` (columns, rows). With `zygote`,
+    a session's ``tactical_tui.cli`` is forked from a process that imported it once
+    (zygote.py: lighter, and sooner in the lobby); any other command is exec'd. Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
     or nothing at all with `open_door`; one of the two is required. Raises DoorError
     (with an i18n key) when the keys or the host key cannot be read."""
     if authorized_keys is None and not open_door:
@@ -342,31 +483,120 @@ async def serve(host: str, port: int, *, command_for: CommandFor,
                    authorized_keys=Path(authorized_keys) if authorized_keys is not None else None,
                    open_door=open_door,
                    host_key=load_host_key(Path(host_key_path) if host_key_path else None),
-                   idle=idle, kill_after=kill_after, max_sessions=max_sessions)
+                   idle=idle, kill_after=kill_after, max_sessions=max_sessions,
+                   login_timeout=login_timeout, max_startups=max_startups,
+                   startups_per_peer=startups_per_peer,
+                   sessions_per_connection=sessions_per_connection,
+                   sessions_per_key=sessions_per_key, max_size=max_size)
     if not open_door:
         door.authorized()                  # a missing or broken file is said at start
     await door.start(host, port)
+    if zygote:
+        from .zygote import Zygote
+        door.zygote = Zygote()
+        try:
+            await door.zygote.start(child_env("xterm-256color", "en"))
+        except OSError as exc:
+            log.warning("no session zygote (%s): every session starts a new Python", exc)
+            door.zygote = None
     log.info("SSH front door on %s:%d (%s), host key %s", host, door.port,
              "open" if open_door else f"keys of {authorized_keys}", door.fingerprint)
     return door
 
 
 class _Server(asyncssh.SSHServer):
-    """One SSH connection: authentication, then one game session per session channel."""
+    """One SSH connection: authentication, then one game session per session channel.
+
+    Until a game runs on it, the connection *waits* (door.waiting: counted against the
+    startups, in all and of its peer) and has `login_timeout` seconds to log in and start
+    one; the same again once its last game has ended."""
 
     def __init__(self, door: SSHDoor) -> None:
         self._door = door
         self._conn: Optional[asyncssh.SSHServerConnection] = None
         self._keys: Optional[AuthorizedKeys] = None
         self._grant: Optional[Grant] = None      # the login's key, and what it may do
+        self.peer = "?"
+        self.addr = "?"
+        self.admitted = False
+        self.closed = False
+        self.authenticated = False
+        self.running = 0                         # its games running now
+        self.channels = 0                        # its session channels open now
+        self._timer: Optional[asyncio.TimerHandle] = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
+        peer = conn.get_extra_info("peername")
+        self.addr = str(peer[0]) if peer else "?"
+        self.peer = peer_of(self.addr)
+        why = self._door.admit(self)
+        if why is not None:                      # closed before a byte of SSH is spent
+            self._door.refused(self.peer, "connection refused", why)
+            conn.abort()
+            return
+        self.admitted = True
         self._door._conns.add(conn)
+        log.debug("SSH connection from %s", self.addr)
+        self._wait()
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
+        if not self.admitted or self.closed:
+            return
+        self.closed = True
+        self._unwait()
         if self._conn is not None:
             self._door._conns.discard(self._conn)
+        log.debug("SSH connection from %s closed%s", self.addr,
+                  f": {exc}" if exc is not None else "")
+
+    def auth_completed(self) -> None:
+        self.authenticated = True
+
+    # -- waiting for a game
+    def _wait(self) -> None:
+        if self.closed or self in self._door.waiting.get(self.peer, ()):
+            return
+        self._door.waiting.setdefault(self.peer, []).append(self)
+        if self._door.login_timeout > 0:
+            self._timer = asyncio.get_running_loop().call_later(self._door.login_timeout,
+                                                                self._too_long)
+
+    def _unwait(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        conns = self._door.waiting.get(self.peer)
+        if conns and self in conns:
+            conns.remove(self)
+            if not conns:
+                del self._door.waiting[self.peer]
+
+    def _too_long(self) -> None:
+        self._timer = None
+        log.debug("SSH connection from %s: no game within %g s, closed", self.addr,
+                  self._door.login_timeout)
+        self.drop()
+
+    def drop(self) -> None:
+        """Close this connection (a login or a game that did not come in time, or room
+        made for another peer's); what it counted is given back at once."""
+        self._unwait()
+        if self._conn is None:
+            return
+        if self.authenticated:
+            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, "no game started in time")
+        else:
+            self._conn.abort()
+
+    def game_started(self) -> None:
+        self.running += 1
+        self._unwait()
+
+    def game_ended(self) -> None:
+        self.running -= 1
+        if not self.running:
+            self._wait()
 
     def begin_auth(self, username: str) -> bool:
         if self._door.open_door:
@@ -374,7 +604,10 @@ class _Server(asyncssh.SSHServer):
         try:
             self._keys = self._door.authorized()
         except DoorError as exc:
-            log.error("%s: nobody is let in until it is fixed", exc.text("en"))
+            said = self._door.auth_log.note("the keys file")
+            if said:
+                log.error("%s: nobody is let in until it is fixed (%d logins refused "
+                          "since the last such line)", exc.text("en"), said)
             self._keys = None
         return True
 
@@ -390,22 +623,37 @@ class _Server(asyncssh.SSHServer):
         assert self._conn is not None
         peer = self._conn.get_extra_info("peername")
         addr = peer[0] if peer else ""
-        grant = self._keys.admit(key, addr) if self._keys is not None else None
+        def say(line: int, text: str) -> None:
+            said = self._door.auth_log.note(f"{self.peer} {key.get_fingerprint()} {line}")
+            if said:
+                log.warning("%s (from %s; %d since the last such line)", text, self.peer, said)
+        grant = self._keys.admit(key, addr, say=say) if self._keys is not None else None
         if grant is None:
             return False
         self._grant = grant
         return True
 
     def session_requested(self):
+        """A session channel: refused outright (no message) when the connection already
+        holds many more than its games' share; else the session says any refusal."""
         assert self._conn is not None
         if self._door._closing:
             return False
+        if self.channels >= self._door.sessions_per_connection + CHANNELS_PER_CONNECTION:
+            self._door.refused(self.peer, "session channel refused", "channels")
+            return False
         name = player_name(self._conn.get_extra_info("username"))
-        peer = self._conn.get_extra_info("peername")
         grant = self._grant
-        return _Session(self._door, name, peer[0] if peer else "?",
+        self.channels += 1
+        return _Session(self._door, name, self.addr,
                         player_dir(grant.fingerprint if grant else None, name),
-                        back_command(name, self._conn.get_extra_info("sockname")), grant)
+                        back_command(name, self._conn.get_extra_info("sockname")), grant,
+                        server=self)
+
+    @property
+    def owner(self) -> str:
+        """Whose games these are, for SESSIONS_PER_KEY: the key; at an open door, the peer."""
+        return f"key {self._grant.fingerprint}" if self._grant is not None else f"peer {self.peer}"
 
 
 def back_command(name: str, sockname) -> Optional[str]:
@@ -449,8 +697,11 @@ class _Session(asyncssh.SSHServerSession):
     """One SSH session: one child in one pty, from session start to the child's reaping."""
 
     def __init__(self, door: SSHDoor, name: str, peer: str, folder: Path,
-                 back: Optional[str] = None, grant: Optional[Grant] = None) -> None:
+                 back: Optional[str] = None, grant: Optional[Grant] = None,
+                 server: Optional[_Server] = None) -> None:
         self._door = door
+        self.server = server             # the connection's (its limits, its key)
+        self._counted = False            # the channel is counted in server.channels
         self.grant = grant               # None at an open door: anyone, the game
         self.name = name
         self.back = back
@@ -475,6 +726,7 @@ class _Session(asyncssh.SSHServerSession):
     # -- asyncssh callbacks
     def connection_made(self, chan) -> None:
         self._chan = chan
+        self._counted = self.server is not None
 
     def pty_requested(self, term_type, term_size, term_modes) -> bool:
         """Refused to a key whose line allows it no terminal (``no-pty``, ``restrict``),
@@ -516,13 +768,30 @@ class _Session(asyncssh.SSHServerSession):
             log.info("session of %s (%s) without a pty: refused", self.name, self._peer)
             self._say("ssh.no_pty", stderr=True)
             return self._exit(1)
-        if len(self._door.sessions) >= self._door.max_sessions:
-            log.warning("session of %s (%s) refused: %d sessions", self.name, self._peer,
-                        len(self._door.sessions))
-            self._say("ssh.full", n=self._door.max_sessions)
+        door, server = self._door, self.server
+        if server is not None:
+            on_conn = sum(1 for s in door.sessions if s.server is server)
+            if on_conn >= door.sessions_per_connection:
+                door.refused(server.peer, "session refused", "sessions of one connection")
+                self._say("ssh.conn_full", n=door.sessions_per_connection)
+                return self._exit(1)
+            owner = server.owner
+            of_owner = sum(1 for s in door.sessions
+                           if s.server is not None and s.server.owner == owner)
+            if of_owner >= door.sessions_per_key:
+                door.refused(server.peer, "session refused", f"sessions of one {owner}")
+                self._say("ssh.key_full" if self.grant is not None else "ssh.peer_full",
+                          n=door.sessions_per_key)
+                return self._exit(1)
+        if len(door.sessions) >= door.max_sessions:
+            door.refused(server.peer if server is not None else self._peer,
+                         "session refused", f"the host is full, {len(door.sessions)} sessions")
+            self._say("ssh.full", n=door.max_sessions)
             return self._exit(1)
-        self._door.sessions.add(self)
-        self._door.spawn(self._run(chan, env))
+        door.sessions.add(self)
+        if server is not None:
+            server.game_started()
+        door.spawn(self._run(chan, env))
 
     def data_received(self, data: bytes, datatype) -> None:
         self._last_key = self._loop.time()
@@ -549,11 +818,17 @@ class _Session(asyncssh.SSHServerSession):
     def terminal_size_changed(self, width: int, height: int, pixwidth: int,
                               pixheight: int) -> None:
         if self._master is not None:
-            _set_size(self._master, width, height, pixwidth, pixheight)
+            _set_size(self._master, *self._size(width, height, pixwidth, pixheight))
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
         self._gone = True
+        if self._counted:
+            self._counted = False
+            self.server.channels -= 1
         self.end("gone")
+
+    def _size(self, cols: int, rows: int, pw: int = 0, ph: int = 0) -> tuple[int, int, int, int]:
+        return clamp_size(cols, rows, pw, ph, self._door.max_size)
 
     # -- the session
     def end(self, why: str) -> None:
@@ -585,9 +860,11 @@ class _Session(asyncssh.SSHServerSession):
             await self._play(chan, env)
         finally:
             self._door.sessions.discard(self)
+            if self.server is not None:
+                self.server.game_ended()
 
     async def _play(self, chan, env: Mapping[str, str]) -> None:
-        cols, rows, pw, ph = chan.get_terminal_size()
+        cols, rows, pw, ph = self._size(*chan.get_terminal_size())
         if cols <= 0 or rows <= 0:
             cols, rows = DEFAULT_SIZE
         try:
@@ -600,11 +877,20 @@ class _Session(asyncssh.SSHServerSession):
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             _set_size(slave, cols, rows, pw, ph)
             command = list(self._door.command_for(self.name, self.lang))
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _CTTY, *command,
-                stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-                env=child_env(client_term(chan.get_terminal_type()), self.lang, env,
-                              self.folder, self.back))
+            child = child_env(client_term(chan.get_terminal_type()), self.lang, env,
+                              self.folder, self.back)
+            zygote = self._door.zygote
+            if (zygote is not None and zygote.alive
+                    and command[:3] == [sys.executable, "-m", "tactical_tui.cli"]):
+                try:
+                    self.proc = await zygote.spawn(command[3:], child, slave)
+                except OSError as exc:
+                    log.warning("session of %s: not forked (%s): started anew", self.name, exc)
+            if self.proc is None:
+                self.proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-I", "-S", "-c", _CTTY, *command,
+                    stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                    env=child)
         except OSError as exc:
             os.close(master)
             log.error("session of %s: the game could not start: %s", self.name, exc)
@@ -616,7 +902,7 @@ class _Session(asyncssh.SSHServerSession):
                  self.proc.pid, cols, rows, self.lang, chan.get_terminal_type())
         self._master = master
         os.set_blocking(master, False)
-        _set_size(master, *chan.get_terminal_size())   # a resize while the child started
+        _set_size(master, *self._size(*chan.get_terminal_size()))   # a resize meanwhile
         self._reading = True
         self._watch_output()
         self._flush_keys()
@@ -734,7 +1020,7 @@ class _Session(asyncssh.SSHServerSession):
              **kw: object) -> None:
         """A message of the door's own in the client's language, broken to its width."""
         assert self._chan is not None
-        cols = self._chan.get_terminal_size()[0] or DEFAULT_SIZE[0]
+        cols = self._size(*self._chan.get_terminal_size())[0] or DEFAULT_SIZE[0]
         if n is not None:
             kw["n"] = n
         lines = break_lines(t(key, self.lang, **kw), max(20, cols - 1))
@@ -756,7 +1042,8 @@ class _Session(asyncssh.SSHServerSession):
 
 def _set_size(fd: int, cols: int, rows: int, pw: int = 0, ph: int = 0) -> None:
     """TIOCSWINSZ: the kernel sends SIGWINCH to the pty's foreground process group (when
-    the size is another than before). A size of 0 (unknown) is left as it is."""
+    the size is another than before). A size of 0 (unknown) is left as it is. The size
+    comes clamped (clamp_size): nothing of the client's reaches the ioctl unchecked."""
     if cols <= 0 or rows <= 0:
         return
     try:
