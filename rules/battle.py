@@ -170,18 +170,49 @@ _PROCESS_TIMINGS = {"attack": ("attack", "any", "turn"), "counter": ("counter", 
                     "turn": ("turn",)}
 
 
-def in_effect(state: GameState, seat: int, process: str) -> tuple[tuple[str, str], ...]:
+def in_effect(state: GameState, seat: int, process: str,
+              card: Optional[str] = None) -> tuple[tuple[str, str], ...]:
     """(card, skill) of the seat's continuous skills in effect (cards sideways) that apply
     to a `process` of the seat — "attack", "counter", "defend" (a target of an attack),
-    "countered" (the target of a counter) or "turn" (RULINGS R23).
-    Targeting skills do nothing in a counter, whose one target is the attacker (R24)."""
+    "countered" (the target of a counter) or "turn" (RULINGS R23). In an attack or
+    counter made with attack card `card`, a skill printed on another attack card applies
+    only if it is a turn skill (RULINGS R21: an attack card's skills belong to attacks
+    made with it). Targeting skills do nothing in a counter, whose one target is the
+    attacker (R24). A turn skill's crit value is its owner's as an attacker (its card
+    text: 「引いたクリティカルチップを…として数える」), not as a target."""
     active = state.seats[seat].active
     if not active:
         return ()
     fits = _PROCESS_TIMINGS[process]
     skill = state.cards.skill
-    return tuple((a.card, a.skill) for a in active if skill(a.skill).timing in fits
-                 and not (process == "counter" and skill(a.skill).effect.kind in TARGETING))
+    out = []
+    for a in active:
+        sk = skill(a.skill)
+        if sk.timing not in fits:
+            continue
+        if process == "counter" and sk.effect.kind in TARGETING:
+            continue
+        if process in ("defend", "countered") and sk.timing == "turn" \
+                and sk.effect.kind == "crit_value":
+            continue
+        if card is not None and sk.timing != "turn" and a.card != card \
+                and _is_attack_card(state, a.card):
+            continue
+        out.append((a.card, a.skill))
+    return tuple(out)
+
+
+def _is_attack_card(state: GameState, card: str) -> bool:
+    """An equipped attack card (not a defense card, nor a guild's battle trait)."""
+    try:
+        return state.cards.card(card).is_attack
+    except KeyError:                    # a guild id: its battle trait (RULINGS R2)
+        return False
+
+
+def _share_a_process(a: Skill, b: Skill) -> bool:
+    """Could both skills apply to one process of their owner (their timings)?"""
+    return any(a.timing in fits and b.timing in fits for fits in _PROCESS_TIMINGS.values())
 
 
 def applied(state: GameState, effect: tuple[tuple[str, str], ...],
@@ -211,19 +242,26 @@ def effect_block(state: GameState, seat: int, sk: Skill) -> Optional[str]:
     """Why `sk` cannot be used by `seat` while its continuous skills are in effect, or
     None: the skill itself is in effect (its card is sideways: 「効果文に記載された終了タイミング
     になったら、カードを縦向きに戻してスキルを解除します」 — no second use before then), or `sk`
-    is continuous and a continuous skill of its family is in effect (it would apply beside
-    it in every later process of the seat; RULINGS R23)."""
+    is continuous and a continuous skill of its family is in effect with a timing that
+    shares a process with it (they would apply side by side in every later process of
+    the seat they share; RULINGS R23)."""
+    return _blocking(state, seat, sk)[0]
+
+
+def _blocking(state: GameState, seat: int, sk: Skill) -> tuple[Optional[str], Optional[str]]:
+    """(`effect_block`'s code, the skill in effect that blocks), or (None, None)."""
     active = state.seats[seat].active
     if not active:
-        return None
+        return None, None
     skill = state.cards.skill
     for a in active:
         other = skill(a.skill)
         if a.skill == sk.id:
-            return "skill_already_active"
-        if sk.continuous and other.family == sk.family and not (other.combines or sk.combines):
-            return "same_family_in_effect"
-    return None
+            return "skill_already_active", a.skill
+        if sk.continuous and other.family == sk.family and not (other.combines or sk.combines) \
+                and _share_a_process(other, sk):
+            return "same_family_in_effect", a.skill
+    return None, None
 
 
 def compatible(state: GameState, declared: Iterable[tuple[str, str]], skill: Skill) -> bool:
@@ -557,11 +595,11 @@ def _starts_of(state: GameState, seat: int, counter: bool) -> list:
     pool = skills_of(state, seat, ("counter" if counter else "attack", "any"))
     mana = state.seats[seat].mana
     cls = StartCounter if counter else StartAttack
-    fx = in_effect(state, seat, "counter" if counter else "attack")
     out: list = []
     for c in state.seats[seat].equipped:
         if not state.cards.card(c).is_attack:
             continue
+        fx = in_effect(state, seat, "counter" if counter else "attack", c)
         opts = attack_skills(state, seat, c, counter, pool)
         found = [cls(seat, c, sk.id) for c2, sk in opts
                  if c2 == c and sk.effect.kind == "range"
@@ -661,7 +699,7 @@ def _legal_skills(state: GameState, seat: int) -> list:
     a = state.battle.attack
     opts = attack_skills(state, seat, a.card, a.counter)
     budget = state.seats[seat].mana
-    fx = in_effect(state, seat, "counter" if a.counter else "attack")
+    fx = in_effect(state, seat, "counter" if a.counter else "attack", a.card)
     out: list = [Declare(seat, c, sk.id) for c, sk in opts
                  if can_add(state, seat, a.skills, c, sk, budget, opts, True, fx)]
     if a.range_skill is not None and cost_of(state, a.skills, fx) <= budget:
@@ -679,7 +717,7 @@ def attack_applied(state: GameState, a: Attack) -> tuple[tuple[str, str], ...]:
     its continuous skills in effect that fit (`applied`; §6 継続スキル, RULINGS R23)."""
     if not state.seats[a.attacker].active:
         return a.skills
-    fx = in_effect(state, a.attacker, "counter" if a.counter else "attack")
+    fx = in_effect(state, a.attacker, "counter" if a.counter else "attack", a.card)
     return applied(state, fx, a.skills)
 
 
@@ -858,7 +896,8 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
             return no("range_skill_needed", card=a.card)
         process = defense_process(a.counter) if kind == "defense" else \
             "counter" if a.counter else "attack"
-        cost = cost_of(state, declared, in_effect(state, s, process))
+        cost = cost_of(state, declared,
+                       in_effect(state, s, process, a.card if kind == "skills" else None))
         if cost > state.seats[s].mana:
             return no("declared_not_payable", cost=cost, mana=state.seats[s].mana)
         return None
@@ -876,11 +915,9 @@ def explain(state: GameState, action: object, kind: str) -> Optional[Refusal]:
 
 def _effect_problem(state: GameState, seat: int, sk: Skill, no) -> Optional[Refusal]:
     """`effect_block`, with the skill in effect that blocks."""
-    why = effect_block(state, seat, sk)
+    why, other = _blocking(state, seat, sk)
     if why is None:
         return None
-    other = next(a.skill for a in state.seats[seat].active
-                 if a.skill == sk.id or state.cards.skill(a.skill).family == sk.family)
     return no(why, skill=sk.id, other_skill=other, family=sk.family)
 
 
@@ -944,7 +981,8 @@ def _start_problem(state: GameState, action, counter: bool, no) -> Optional[Refu
     if problem:
         return problem
     opts = attack_skills(state, s, action.card, counter)
-    cost = min_cost(state, ((action.card, sk.id),), opts, True, in_effect(state, s, timing))
+    cost = min_cost(state, ((action.card, sk.id),), opts, True,
+                    in_effect(state, s, timing, action.card))
     if cost > state.seats[s].mana:
         return no("not_enough_mana", skill=sk.id, cost=cost, mana=state.seats[s].mana)
     return None
@@ -1014,7 +1052,7 @@ def _declare_problem(state: GameState, action: Declare, declared: tuple[tuple[st
         process = defense_process(state.battle.attack.counter) if atk is None else \
             "counter" if atk.counter else "attack"
         cost = min_cost(state, declared + ((action.card, sk.id),), opts, atk is not None,
-                        in_effect(state, s, process))
+                        in_effect(state, s, process, atk.card if atk is not None else None))
         if cost > budget:
             return no("not_enough_mana", skill=sk.id, cost=cost, mana=budget)
     return None
@@ -1193,7 +1231,8 @@ def _finish_skills(state: GameState, events: Events) -> GameState:
     continuous ones among them turn their cards sideways (`_continue`)."""
     atk = state.battle.attack
     paid = cost_of(state, atk.skills,
-                   in_effect(state, atk.attacker, "counter" if atk.counter else "attack"))
+                   in_effect(state, atk.attacker, "counter" if atk.counter else "attack",
+                             atk.card))
     s = state.seats[atk.attacker]
     state = state.with_seat(atk.attacker, mana=s.mana - paid)
     events.append(ManaPaid(atk.attacker, paid, s.mana - paid))

@@ -575,8 +575,7 @@ def refusal(state: GameState, action: object) -> Refusal:
             return no("materialized_final", card=card, seat=s)
         if card not in seat.hand + seat.equipped:
             return no("card_not_owned", card=card, seat=s)
-        zone = "equip" if card in seat.equipped else "materialize" if card in seat.materialized \
-            else "unused"
+        zone = "equip" if card in seat.equipped else "unused"
         if zone == action.to:
             return no("no_change", card=card, to=action.to)
         if action.to == "materialize":

@@ -61,7 +61,9 @@ class SeatState(_Value):
     draft_choice: Optional[str] = None  # this pick step's choice, hidden until all chose
     race: Optional[str] = None          # build: chosen race
     equipped: tuple[str, ...] = ()      # build: equipped (hidden until the reveal)
-    materialized: tuple[str, ...] = ()  # build: to materialize (hidden until the reveal)
+    # build: the cards it materialized — a public record; the cards lie face up in the
+    # defense discard from the moment they were materialized (§5-4, RULINGS R6)
+    materialized: tuple[str, ...] = ()
     confirmed: bool = False
     revealed: bool = False
     material: int = 0                   # available material, fixed at the reveal

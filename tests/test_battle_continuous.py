@@ -57,6 +57,17 @@ def counter_after_attack(chips, state, chip: str, counter_chip: str):
     return state, ev
 
 
+def countered_and_defended(chips, state, card: str, skill: str):
+    """Seat 0's attack is countered by seat 1 (a 2 drawn first): seat 0, the target of
+    the counter, is asked, may declare `card`'s `skill`, and does; the counter's damage."""
+    state, ev = counter_after_attack(chips, state, "1", "2")
+    assert pending(state).kind == "defense" and pending(state).seats == (0,)
+    assert Declare(0, card, skill) in legal_actions(state)
+    state, more = defend(state, 0, (card, skill))
+    state, more2 = finish_draw(state)
+    return state, damage(ev + more + more2)
+
+
 # ------------------------------------------------------------- item 3: the attacker
 
 def test_6_continuous_crit_skill_works_for_the_attacker(chips):
@@ -200,12 +211,8 @@ def test_6_countered_timing_only_against_a_counter(chips):
     (−1: 2 → 1), and is not offered when that seat is the target of an attack."""
     state = position(3, {0: {"equip": ["short_sword", "riposte_mail"], "area": 1},
                          1: {"equip": ["short_sword"], "area": 2}})
-    state, ev = counter_after_attack(chips, state, "1", "2")
-    assert pending(state).kind == "defense" and pending(state).seats == (0,)
-    assert Declare(0, "riposte_mail#1", "riposte_guard") in legal_actions(state)
-    state, more = defend(state, 0, ("riposte_mail#1", "riposte_guard"))
-    state, more2 = finish_draw(state)
-    assert damage(ev + more + more2) == {0: 1}
+    state, dealt = countered_and_defended(chips, state, "riposte_mail#1", "riposte_guard")
+    assert dealt == {0: 1}
     # the same seat as the target of an attack: not offered (no defense decision at all)
     state = position(3, {0: {"equip": ["short_sword"], "area": 1},
                          1: {"equip": ["short_sword", "riposte_mail"], "area": 2}})
@@ -214,3 +221,75 @@ def test_6_countered_timing_only_against_a_counter(chips):
     assert pending(state).kind != "defense"
     assert explain_illegal(state, Declare(1, "riposte_mail#1", "riposte_guard"))[0] != "illegal"
     finish_draw(state)
+
+
+# ------------------------------------------------------- whose side, which card (review)
+
+def test_6_a_turn_skills_crit_value_is_its_owners_as_attacker_only(chips):
+    """RULINGS R23: a turn skill's crit value ("a drawn crit chip counts 3", its card text)
+    works in its owner's attacks — not against its owner when it is the target."""
+    state = position(3, {0: {"equip": ["short_sword"], "area": 1},
+                         1: {"equip": ["short_sword", "hawk_charm"], "area": 2}})
+    state = state.with_seat(1, active=(Active("hawk_charm#1", "hawk_focus", "next_turn_start"),))
+    chips("crit")
+    state, ev = attack(state, 0, "short_sword", "short_sword_range", 1)
+    state, more = finish_draw(state)
+    assert damage(ev + more) == {1: 2}                  # not 3
+    # as the attacker (its counter, from distance 1: no automatic crit; a crit chip
+    # would need a skill), and in its own attack: 3
+    state = position(3, {0: {"equip": ["short_sword", "hawk_charm"], "area": 1},
+                         1: {"equip": ["short_sword"], "area": 2}})
+    state = state.with_seat(0, active=(Active("hawk_charm#1", "hawk_focus", "next_turn_start"),))
+    chips("crit")
+    state, ev = attack(state, 0, "short_sword", "short_sword_range", 1)
+    state, more = finish_draw(state)
+    assert damage(ev + more) == {1: 3}
+
+
+def test_6_a_continuous_skill_of_an_attack_card_stays_with_that_cards_attacks(chips):
+    """RULINGS R21 / R23: Storm Stance (Storm Blade's, in effect) adds its crit chip to a
+    counter made with the Storm Blade — not to one made with the Short Sword."""
+    for card, skill, crits in (("short_sword", "short_sword_range", ()),
+                               ("storm_blade", "storm_blade_range", ("crit",))):
+        state = position(3, {0: {"equip": ["short_sword"], "area": 1},
+                             1: {"equip": [card, "storm_blade"] if card != "storm_blade"
+                                 else ["storm_blade"], "area": 2}})
+        state = state.with_seat(1, active=(Active("storm_blade", "storm_focus", "next_turn_start"),))
+        chips("1")
+        state, _ = attack(state, 0, "short_sword", "short_sword_range", 1)
+        state, _ = finish_draw(state)
+        chips("1")
+        state, ev = run(state, StartCounter(1, card, skill))
+        if pending(state).kind == "skills":
+            state, more = run(state, Done(1))
+            ev += more
+        assert bags(ev) == [bag_of(card, *crits)], card
+        finish_draw(state)
+
+
+def test_6_continuous_skills_of_one_family_that_share_no_process_may_both_be_in_effect(chips):
+    """RULINGS R23: Standard (critical, アタック時) in effect does not keep Banner Guard
+    (critical, 被カウンター時) from being declared: they never apply to one process."""
+    state = position(3, {0: {"equip": ["short_sword", "guard_banner", "war_banner"], "area": 1},
+                         1: {"equip": ["short_sword"], "area": 2}})
+    state = state.with_seat(0, active=(Active("war_banner#1", "banner_rally", "next_turn_start"),))
+    state, dealt = countered_and_defended(chips, state, "guard_banner#1", "banner_guard")
+    assert dealt == {0: 1}
+    assert {a.skill for a in state.seats[0].active} == {"banner_rally", "banner_guard"}
+
+
+def test_6_an_exclusive_skill_excludes_skills_declared_not_those_in_effect(chips):
+    """RULINGS R23 / R16: 「「併用不可」と記載されたスキルは…他のスキルと同時に使用できません」
+    speaks of skills used, where the family rule says 「適用または使用」: All Out (exclusive)
+    declared while Hawk Eye (a turn skill of another family: crits count 3) is in effect —
+    Hawk Eye still applies."""
+    state = position(3, {0: {"equip": ["great_axe", "hawk_charm"], "area": 1,
+                             "race": "orc"},
+                         1: {"equip": ["short_sword"], "area": 2}})
+    state = state.with_seat(0, active=(Active("hawk_charm#1", "hawk_focus", "next_turn_start"),))
+    chips("crit")
+    state, ev = attack(state, 0, "great_axe", "great_axe_range", 1,
+                       declare=[("great_axe", "great_axe_fury")])
+    state, more = finish_draw(state)
+    assert bags(ev)[0].count("crit") == 1 + 2              # automatic + All Out
+    assert damage(ev + more) == {1: 3}         # the crit counts 3: Hawk Eye still applies
