@@ -520,12 +520,31 @@ class TacticalApp(App):
         self.log_book(seat)                  # the log screen's lines, described as they come
         self._collect(seat, update)
         self._check_save()
+        if seat == self.viewer:
+            self._tell_end_votes(update)
         if not self._sync_queued:
             self._sync_queued = True
             try:
                 self.call_later(self._sync)
             except RuntimeError:             # the app is gone
                 self._sync_queued = False
+
+    def _tell_end_votes(self, update) -> None:
+        """Another seat proposes to end the game by agreement (RULINGS R19): said once per
+        new proposal, with how to agree — the palette's command."""
+        votes = tuple(getattr(update, "end_votes", ()) or ())
+        mine = set(self.feeds)
+        seen = getattr(self, "_end_votes_seen", ())
+        self._end_votes_seen = votes
+        new = [s for s in votes if s not in seen and s not in mine]
+        if new and not update.over and not mine & set(votes):
+            who = ", ".join(t("seat", self.lang, n=s + 1) + self.seat_name_of(s) for s in new)
+            self.notify(t("end.proposal", self.lang, who=plain(who)), timeout=15)
+
+    def seat_name_of(self, seat: int) -> str:
+        """" (name)" of a seat's player at a server's table, "" in a local game."""
+        name = self.seat_names().get(seat)
+        return f" ({name})" if name else ""
 
     def _collect(self, seat: int, update) -> None:
         """A bid or build reveal as `seat`'s view received it, from its first event to
@@ -748,17 +767,19 @@ class TacticalApp(App):
         seats = tuple(self.feeds)
         others = [s for s, kind in enumerate(update.seats) if kind == "human" and s not in seats]
 
-        def done(yes) -> None:
-            if not yes:
-                return
-            result = live.agree_end(seats)
-            code = getattr(result, "code", None)
-            if code is not None:
-                self.notify(t("refused." + code, self.lang) if ("refused." + code) in TUI
-                            else code, severity="warning")
-            elif others and not getattr(self.feeds[self.viewer].latest, "over", False):
+        def refused(answer) -> None:
+            key = next((k for k in ("refused." + answer.code, "net.refused." + answer.code,
+                                    "join.refused." + answer.code) if k in TUI), None)
+            self.notify(t(key, self.lang) if key else plain(answer.code), severity="warning")
+
+        def applied() -> None:
+            if others and not getattr(self.feeds[self.viewer].latest, "over", False):
                 self.notify(t("end.proposed", self.lang))
             self.call_later(self._sync)
+
+        def done(yes) -> None:
+            if yes:
+                self._answered(live.agree_end(seats), refused, applied)
         question = t("end.ask_others" if others else "end.ask", self.lang)
         self.push_screen(localized(ConfirmScreen, self.lang)(question), done)
 

@@ -367,6 +367,8 @@ TUI: dict[str, dict[str, str]] = {
                 "en": "End the game by agreement? It ends with no winner."},
     "end.ask_others": {"ja": "合意による終了を提案しますか？ほかの人間の席も全員同意すると、勝者なしで終わります。",
                        "en": "Propose to end the game by agreement? When every other human seat agrees too, it ends with no winner."},
+    "end.proposal": {"ja": "{who}が合意による終了（勝者なし）を提案しています。同意するには Ctrl+P →「合意でゲームを終える」",
+                     "en": "{who} proposes to end the game by agreement (no winner). To agree: Ctrl+P → End the game by agreement"},
     "end.proposed": {"ja": "合意による終了を提案しました。ほかの席の同意を待っています",
                      "en": "You proposed to end the game by agreement; waiting for the other seats"},
     "refused.end_not_now": {"ja": "合意による終了はバトル中だけ提案できます",

@@ -730,6 +730,11 @@ class LiveTable:
         return Applied(self.version_for(seat))
 
     # ------------------------------------------------------------------ ending by agreement
+    def voters(self) -> set[int]:
+        """The seats whose players must agree to end the game: every human seat (a table
+        server's: those a player holds, tactical_tui.net.server.NetLive)."""
+        return set(self.game.humans)
+
     def agree_end(self, seats, agree: bool = True) -> Applied | Refused:
         """Human seats (one, or several at one terminal: hotseat) agree to end the game
         by agreement — or take their agreement back (`agree` False). When every human
@@ -750,7 +755,7 @@ class LiveTable:
             self.end_votes |= set(seats)
         else:
             self.end_votes -= set(seats)
-        if agree and self.end_votes >= set(self.game.humans):
+        if agree and self.end_votes >= self.voters():
             entries = self.game.end_by_agreement()
             self.end_votes.clear()
             self._publish(entries)

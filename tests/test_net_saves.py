@@ -23,7 +23,7 @@ from tactical_tui.net.server import Server
 from tactical_tui.net.wire import action_to_wire
 from tactical_tui.saves import read as read_save
 
-from test_net_server import WAIT, Raw, running, seated
+from test_net_server import WAIT, Raw, pump, running, seated
 
 
 class Disk:
@@ -57,16 +57,6 @@ async def until(cond, timeout: float = WAIT) -> None:
         while not cond():
             await asyncio.sleep(0.01)
     await asyncio.wait_for(wait(), timeout)
-
-
-async def pump(c: Raw, cond, timeout: float = WAIT) -> None:
-    """Read `c`'s frames (kept in its inbox) until `cond()` holds."""
-    async def go():
-        while not cond():
-            msg = await c._read()
-            assert msg is not None, "closed"
-            c.inbox.append(msg)
-    await asyncio.wait_for(go(), timeout)
 
 
 def paused_states(c: Raw, tid: str) -> list:

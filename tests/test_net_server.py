@@ -757,3 +757,65 @@ def test_a_finished_table_stays_listed_as_over_then_is_archived(tmp_path):
             assert (tmp_path / "finished" / f"{tid}.json").exists()
             assert not (tmp_path / f"{tid}.table.json").exists()
     asyncio.run(run())
+
+
+# ------------------------------------------------ ending by agreement (issue 29, RULINGS R19)
+
+async def pump(c: Raw, cond, timeout: float = WAIT) -> None:
+    """Read `c`'s frames (kept in its inbox) until `cond()` holds."""
+    async def go():
+        while not cond():
+            msg = await c._read()
+            assert msg is not None, "closed"
+            c.inbox.append(msg)
+    await asyncio.wait_for(go(), timeout)
+
+
+def test_a_hosted_game_ends_by_agreement_of_every_seated_player(tmp_path):
+    """RULINGS R19: the rules end a game only at 5 VP; at a table server each seated
+    player agrees with `end` — both must (the AI seat agrees) — and the game is over with
+    no winner; before the battle it is refused, and a spectator cannot vote."""
+    from ai import make_player
+
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            tid = (await a.ask("create", seats=[{"kind": "open"}, {"kind": "open"},
+                                                {"kind": "ai", "level": "easy"}]))["table"]
+            assert (await a.ask("join", table=tid, seat=0))["t"] == "ok"
+            b, answer = await seated(port, tid, "Bob", seat=1)
+            assert answer["t"] == "ok"
+            w = await Raw(port).connect()
+            await w.hello("Wat")
+            assert (await w.ask("watch", table=tid))["t"] == "ok"
+            no = await a.ask("end", table=tid)
+            assert no["t"] == "refused" and no["code"] == "end_not_now"
+            table = server.tables[tid]
+            bots = {s: make_player("normal", s, table.game.cards) for s in (0, 1)}
+            for _ in range(3000):                       # both players' choices, in-process
+                if table.game.state.phase == "battle":
+                    break
+                d = table.game.pending()
+                mine = [s for s in d.seats if s in bots]
+                if not mine:
+                    await asyncio.sleep(0.01)          # the AI seat thinks
+                    continue
+                obs = table.game.observe(mine[0])
+                table.live.submit(mine[0], bots[mine[0]].choose(obs, obs.legal))
+                await asyncio.sleep(0)
+            assert table.game.state.phase == "battle"
+            no = await w.ask("end", table=tid)
+            assert no["t"] == "refused" and no["code"] == "not_seated"
+            assert (await a.ask("end", table=tid))["t"] == "ok"
+            assert not table.game.over and table.live.end_votes == {0}
+            await pump(b, lambda: b.updates and b.updates[-1].end_votes == (0,))
+            assert (await a.ask("end", table=tid, agree=False))["t"] == "ok"
+            assert (await b.ask("end", table=tid))["t"] == "ok"
+            assert not table.game.over
+            assert (await a.ask("end", table=tid))["t"] == "ok"
+            assert table.game.over and table.game.ended == "agreement"
+            await pump(w, lambda: w.updates and w.updates[-1].over)
+            assert w.updates[-1].ended == "agreement"
+            assert w.updates[-1].observation.winners == ()
+    asyncio.run(run())

@@ -222,6 +222,15 @@ class Leave:
 
 
 @frozen
+class EndGame:
+    """A seated player agrees (`agree`) — or no longer agrees — to end the game by
+    agreement (no winner; the rules end a game only at 5 VP: RULINGS R19)."""
+    id: int
+    table: str
+    agree: bool = True
+
+
+@frozen
 class Cards:
     id: int
 
@@ -233,7 +242,8 @@ class Ping:
     id: int
 
 
-Request = Union[Hello, ListTables, Create, Join, Watch, Submit, Undo, Chat, Leave, Cards, Ping]
+Request = Union[Hello, ListTables, Create, Join, Watch, Submit, Undo, Chat, Leave, EndGame,
+                Cards, Ping]
 
 
 class BadRequest(Exception):
@@ -418,6 +428,7 @@ _SPEC: dict[str, tuple[type, dict]] = {
     "undo": (Undo, {"table": (_TABLE, True)}),
     "chat": (Chat, {"table": (_TABLE, True), "text": (chat_text, True)}),
     "leave": (Leave, {"table": (_TABLE, True)}),
+    "end": (EndGame, {"table": (_TABLE, True), "agree": (_bool, False)}),
     "cards": (Cards, {}),
     "ping": (Ping, {}),
 }

@@ -166,6 +166,15 @@ class RemoteTable:
             return _done(Refused("undo_not_human"))
         return self._ask("undo", table=self.table)
 
+    def agree_end(self, seats, agree: bool = True) -> "asyncio.Future":
+        """This seat agrees (or no longer agrees) to end the game by agreement (RULINGS
+        R19): a future of Applied / Refused, as `submit`."""
+        seats = (seats,) if isinstance(seats, int) else tuple(seats)
+        if self.seat is None or seats != (self.seat,):
+            return _done(Refused("wrong_seat", {"seat": seats[0] if seats else None,
+                                                "yours": self.seat}))
+        return self._ask("end", table=self.table, agree=agree)
+
     def _ask(self, kind: str, **fields) -> "asyncio.Future":
         out = asyncio.get_running_loop().create_future()
         sent = self.session.client.send(kind, **fields)

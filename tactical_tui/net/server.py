@@ -416,6 +416,12 @@ class NetLive(LiveTable):
         super()._publish(entries, reset)
         self.hosted.changed()
 
+    def voters(self) -> set[int]:
+        """The seats a player holds and plays (an open seat, or one the takeover AI plays,
+        agrees as an AI seat does)."""
+        return {i for i, slot in enumerate(self.hosted.slots)
+                if slot.kind == "human" and not slot.takeover}
+
     def submit_takeover(self, seat: int, action, reason) -> Applied | Refused:
         """The takeover AI's action for a human seat, applied as an AI seat's is (its
         reason shown in the log where an AI seat's would be)."""
@@ -827,6 +833,20 @@ class HostedTable:
         result = self.live.submit(seat, req.action)
         if isinstance(result, Refused):
             return _fair(P.refused(req.id, result.code, result.params))
+        return P.ok(req.id, version=result.version)
+
+    def end_game(self, conn: "Connection", req: P.EndGame) -> dict:
+        """A seated player agrees (or no longer agrees) to end the game by agreement
+        (RULINGS R19; LiveTable.agree_end): it ends when every seat a player holds
+        agrees — seats the AI plays (AI seats, open seats, seats taken over) agree."""
+        seat = self.seat_of(conn)
+        if seat is None:
+            return P.refused(req.id, "not_seated")
+        result = self.live.agree_end(seat, req.agree)
+        if isinstance(result, Refused):
+            return _fair(P.refused(req.id, result.code, result.params))
+        log.info("table %s: seat %d %s ending by agreement", self.id, seat + 1,
+                 "agrees to" if req.agree else "no longer agrees to")
         return P.ok(req.id, version=result.version)
 
     def undo(self, conn: "Connection", req: P.Undo) -> dict:
@@ -1877,6 +1897,8 @@ class Server:
             return table.submit(conn, req)
         if isinstance(req, P.Undo):
             return table.undo(conn, req)
+        if isinstance(req, P.EndGame):
+            return table.end_game(conn, req)
         if req.table not in conn.tables:
             return P.refused(req.id, "not_at_table")
         if isinstance(req, P.Chat):
