@@ -8,6 +8,8 @@
 - games per second: normal + 3 random, 4 normal, 4 random
 - 4 normal seats: wall time for the games on one core (target 1,000 games ≤ 60 s)
 - illegal actions: `apply` raises on any, so a finished run means zero
+- unfinished games: given up after `ai.selfplay.ROUND_CAP` battle rounds (the rules end a
+  game only at 5 VP, RULINGS R19); nobody's win
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP 
 def run(seats, games, seed=0):
     cards = default_cards()
     wins = {lv: 0.0 for lv in seats}
+    wins["unfinished"] = 0               # given up after ROUND_CAP rounds: nobody's win
     times = {lv: [] for lv in seats}
     t0 = time.perf_counter()
     for g, levels in enumerate(rotations(tuple(seats), games)):
@@ -43,6 +46,8 @@ def run(seats, games, seed=0):
             state, _ = apply(state, a)
         for w in state.winners:
             wins[levels[w]] += 1 / len(state.winners)
+        if state.phase != "over":
+            wins["unfinished"] += 1
     return wins, times, time.perf_counter() - t0
 
 
@@ -60,6 +65,7 @@ def main():
         if focus:
             lo, hi = wilson(wins[focus], n)
             line += f"; {focus} wins {wins[focus] / n:.1%} (95 % CI {lo:.1%}–{hi:.1%})"
+        line += f"; unfinished {wins['unfinished']} (given up after ROUND_CAP rounds)"
         for level in dict.fromkeys(seats):
             ts = sorted(times[level])
             line += (f"\n  {level} decisions: {len(ts)}, mean {1000 * sum(ts) / len(ts):.3f} ms, "

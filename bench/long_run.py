@@ -4,8 +4,8 @@
 
 After every action: HP in 0..6, mana in 0..final mana, VP never decreasing, unluck ≤ 2,
 every physical card in exactly one place, legal actions until the game is over; at the
-end a save → load round trip replays to the same state. Prints games/s and the longest
-game.
+end a save → load round trip replays to the same state. Prints games/s, the longest
+game and how many games were given up unfinished (`ai.selfplay.ROUND_CAP`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ MAX_ACTIONS = 20000
 def places(state) -> Counter:
     c = Counter(state.defense_deck + state.attack_deck + state.defense_discard + state.attack_discard)
     for s in state.seats:
-        c.update(s.hand + s.picks + s.equipped + s.materialized)
+        c.update(s.hand + s.picks + s.equipped)   # materialized: a record; the card lies
+                                                  # in the defense discard (RULINGS R6)
     if state.bidding is not None:
         c.update(state.bidding.current + state.bidding.upcoming)
         c.update(b.card for b in state.bidding.bids)
@@ -64,7 +65,7 @@ def one(seed: int) -> tuple[int, int]:
     for a in actions:
         again, _ = apply(again, a)
     assert again == state, f"seed {seed}: replay differs"
-    return len(actions), state.battle.round if state.battle else 0
+    return len(actions), state.battle.round if state.battle else 0, state.phase != "over"
 
 
 def main() -> None:
@@ -79,7 +80,9 @@ def main() -> None:
     longest = max(r[0] for r in results)
     print(f"{args.games} games, all invariants held; {args.games / dt:.1f} games/s with "
           f"{args.jobs} processes; longest game {longest} actions "
-          f"(limit {MAX_ACTIONS}), mean battle rounds {sum(r[1] for r in results) / len(results):.1f}")
+          f"(limit {MAX_ACTIONS}), mean battle rounds {sum(r[1] for r in results) / len(results):.1f}; "
+          f"{sum(r[2] for r in results)} given up unfinished after ROUND_CAP rounds (the rules "
+          f"end a game only at 5 VP)")
 
 
 if __name__ == "__main__":

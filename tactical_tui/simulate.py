@@ -11,7 +11,7 @@ from typing import Iterable, Optional
 from attrs import frozen
 
 from ai import make_player
-from ai.selfplay import running
+from ai.selfplay import ROUND_CAP, running
 from rules import Config, apply, new_game, observe, pending
 from rules.cards import CardSet, default_cards
 
@@ -229,6 +229,9 @@ def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Op
             t.add_row(as_text(key), as_text(name[kind](key)), str(plays), f"{wins:.1f}", f"{wins / plays:.1%}",
                       f"{ratio:.2f}{flag}")
         console.print(t)
+    # the rules end a game only at 5 VP (RULINGS R19): a game past ROUND_CAP counts for nobody
+    unfinished = sum(1 for r in results if r.reason == "unfinished")
+    console.print(f"games given up unfinished after {ROUND_CAP} rounds: {unfinished} of {games}")
     if csv_path:
         import io
 
