@@ -57,7 +57,8 @@ def expected_bag(state) -> Counter:
     if not atk.unluck_used:
         chips.append("miss")
     mine = [s for _, s in atk.skills] + in_effect(state, atk.attacker, atk.skills,
-                                                   ("counter",) if atk.counter else ("attack",))
+                                                   ("counter",) if atk.counter else ("attack",),
+                                                   atk.card)
     extra = sum(cs.skill(s).effect.count for s in mine
                 if cs.skill(s).effect.kind == "add_crit_chips")
     if atk.counter:
@@ -80,15 +81,20 @@ def expected_bag(state) -> Counter:
     return Counter(chips + ["crit"] * crits + ["0"] * zeros)
 
 
-def in_effect(state, seat, declared, fits) -> list[str]:
+def in_effect(state, seat, declared, fits, card=None) -> list[str]:
     """§6 継続スキル (RULINGS R23), written apart from the engine: the seat's continuous
     skills in effect that apply to a process of the given kind — their timing fits (a
-    turn skill fits every process) and no declared skill shares their family."""
+    turn skill fits every process), no declared skill shares their family, and in an
+    attack or counter made with `card` none printed on another attack card but a turn
+    skill (R21)."""
     cs = state.cards
     families = {cs.skill(s).family for _, s in declared}
     out = []
     for a in state.seats[seat].active:
         sk = cs.skill(a.skill)
+        if card is not None and sk.timing != "turn" and a.card != card \
+                and any(c.id == a.card for c in cs.attack):
+            continue
         fits_timing = sk.timing == "turn" or sk.timing in fits or \
             (sk.timing == "any" and fits != ("defend",))
         if fits_timing and (sk.family not in families or sk.combines) \
