@@ -756,7 +756,8 @@ class TacticalApp(App):
         hotseat) the one answer counts for all its seats; at a server's table each
         player answers for theirs."""
         live = self.live
-        if live is None or not hasattr(live, "agree_end") or not self.feeds:
+        if live is None or not hasattr(live, "agree_end") or not self.feeds \
+                or self.viewer is None:          # a spectator has no say
             return
         update = self.feeds[self.viewer].latest
         if update is None or update.over:

@@ -139,9 +139,12 @@ def game_over(app) -> bool:
 
 
 def in_battle(app) -> bool:
-    """A game in its battle, not over: where ending by agreement is offered."""
+    """A game in its battle, not over, played from this terminal (not watched): where
+    ending by agreement is offered."""
     feeds = getattr(app, "feeds", None) or {}
-    latest = getattr(feeds.get(getattr(app, "viewer", None)), "latest", None)
+    if getattr(app, "viewer", None) is None:            # a spectator has no say
+        return False
+    latest = getattr(feeds.get(app.viewer), "latest", None)
     return latest is not None and not latest.over and latest.observation.phase == "battle" \
         and hasattr(getattr(app, "live", None), "agree_end")
 

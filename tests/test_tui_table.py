@@ -361,3 +361,64 @@ def test_a_hint_lasts_as_long_as_its_question(lang):
                 answered += 1
             assert answered == 3
     asyncio.run(run())
+
+
+# ------------------------------------------------------------ ending by agreement (R19)
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_palette_ends_a_battle_by_agreement_after_asking(lang):
+    """RULINGS R19: the rules end a game only at 5 VP; in the battle the palette offers
+    "End the game by agreement" (not before), asks first, and the game-over screen says
+    it ended by agreement with no winner; the save records it."""
+    import asyncio as _asyncio
+
+    from ai import make_player
+    from rules import Config
+    from tactical_tui.commands import commands
+    from tactical_tui.table import GameTable, SeatSetup
+    from tui_app import make_app, screen_text
+
+    async def run():
+        app = make_app(lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            game = GameTable(Config(players=3, first_game=True),
+                             (SeatSetup(True),) + (SeatSetup(False, "normal"),) * 2, 11,
+                             app.cards, lang=lang)
+            bot = make_player("normal", 5, game.cards)
+            names = lambda: [c[3] for c in commands(app)]          # noqa: E731
+            app._begin(game)
+            await pilot.pause()
+            assert "End the game by agreement" not in names()      # the draft
+            app.live.close()
+            while game.state.phase != "battle":                    # both sides, headless
+                ai = game.ai_to_act()
+                if ai is not None and (game.human_to_act() is None
+                                       or game.state.phase in ("draft", "build")):
+                    game.submit_ai(ai, *game.ai_decide(ai))
+                else:
+                    obs = game.observe(0)
+                    game.submit(bot.choose(obs, obs.legal))
+            app._begin(game)
+            for _ in range(100):
+                await pilot.pause(0.02)
+                if type(app.screen).__name__.startswith("Battle"):
+                    break
+            assert "End the game by agreement" in names()
+            run_it = next(c[2] for c in commands(app) if c[3] == "End the game by agreement")
+            run_it()
+            await pilot.pause(0.05)
+            from textual.screen import ModalScreen
+            assert isinstance(app.screen, ModalScreen)             # a question first
+            assert ("勝者なしで終わります" if lang == "ja" else "no winner") in screen_text(app)
+            assert not game.over
+            await pilot.press("y")
+            for _ in range(100):
+                await pilot.pause(0.02)
+                if type(app.screen).__name__.startswith("GameOver"):
+                    break
+            assert game.over and game.ended == "agreement" and game.state.winners == ()
+            text = screen_text(app)
+            assert ("合意により終了" if lang == "ja" else "Ended by agreement") in text
+            assert game.save_data().ended == "agreement"
+            await _asyncio.sleep(0)
+    asyncio.run(run())
