@@ -120,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--peer-rate", type=float, default=50.0, metavar="N",
                    help="requests a second from one address, an IPv6 /64 (default 50)")
     h.add_argument("--local-rate", type=float, default=400.0, metavar="N",
-                   help="requests a second from this machine: every SSH door session (default 400)")
+                   help="requests a second from this machine's local clients, and apart from "
+                        "them from the SSH door's sessions together (default 400)")
     h.add_argument("--queue-kib", type=int, default=256, metavar="KIB",
                    help="KiB waiting for a slow reader at no seat (lobby, spectator) before it "
                         "is dropped (default 256)")
@@ -129,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--tables-per-peer", type=int, default=5, metavar="N",
                    help="unfinished tables one address (IPv6: /64) may have created (default 5)")
     h.add_argument("--tables-per-local", type=int, default=50, metavar="N",
-                   help="... this machine, the SSH door's players included (default 50)")
+                   help="... this machine's local clients, and apart from them the SSH door's "
+                        "players together (default 50)")
     h.add_argument("--retire-after", type=float, default=60.0, metavar="MINUTES",
                    help="retire an unfinished table with no player seated for this long; its "
                         "save is kept in retired/ (0: never; default 60)")

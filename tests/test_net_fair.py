@@ -21,19 +21,11 @@ import pytest
 from tactical_tui.net import protocol as P
 from tactical_tui.net.server import LOCAL, AIQueue, PeerLog, Server, TokenBucket
 
+from test_net_limits import _until
 from test_net_server import Raw, running
 
-WAIT = 30.0
 THREE_OPEN = dict(seats=[{"kind": "open"}] * 3)
 ALL_RANDOM_AI = dict(seats=[{"kind": "ai", "level": "random"}] * 3)
-
-
-async def _until(done, seconds: float = WAIT) -> None:
-    for _ in range(int(seconds / 0.01)):
-        if done():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("never happened")
 
 
 class Clock:
@@ -579,3 +571,27 @@ def test_tactical_join_refuses_a_name_the_host_would_refuse_before_connecting(la
         got, problem = join_args(args, lang)
         assert got is None and problem.startswith(t("join.bad_name", lang, name="")[:8])
     assert P.name_ok("Tiếng") and P.name_ok("テ\u3099スト")
+
+
+def test_the_ssh_doors_socket_has_a_machines_share_not_one_peers(tmp_path):
+    """Every SSH player's session reaches the tables through the door's socket, one key
+    (DOOR) for all of them: its request bucket and its share of tables are this machine's
+    (local_rate, tables_per_local), not one remote peer's — else two SSH players could
+    not open a table each with --tables-per-peer 1."""
+    from types import SimpleNamespace
+
+    from tactical_tui.net.server import DOOR
+
+    async def run():
+        async with running(tmp_path, peer_rate=5, local_rate=400, tables_per_peer=1,
+                           tables_per_local=3) as (server, port):
+            assert server._peer_bucket(DOOR).rate == 400
+            assert server._peer_bucket("198.51.100.7").rate == 5
+            create = P.parse_request({"t": "create", "id": 1, **THREE_OPEN})
+            door = SimpleNamespace(key=DOOR, tables={})
+            answers = [server.dispatch(door, create) for _ in range(4)]
+            assert [a["t"] for a in answers] == ["ok", "ok", "ok", "refused"], answers
+            assert answers[-1]["params"] == {"limit": 3}
+            stranger = SimpleNamespace(key="198.51.100.7", tables={})
+            assert [server.dispatch(stranger, create)["t"] for _ in range(2)] == ["ok", "refused"]
+    asyncio.run(run())

@@ -402,6 +402,18 @@ def _in_game(app) -> bool:
         and app.screen._ready
 
 
+async def _sit_and_watch(alice, pa, carol, pc) -> None:
+    """alice creates a table and sits; carol refreshes the lobby and watches it (`w`)
+    until her spectator's screen has the table's first update."""
+    await _create_and_sit(alice, pa)
+    await _until_app(pc, lambda: _lobby_ready(carol))
+    await pc.press("r")
+    await _until_app(pc, lambda: carol.session.tables)
+    await pc.press("w")
+    await _until_app(pc, lambda: isinstance(carol.screen, SpectatorScreen)
+                     and carol.screen.latest is not None)
+
+
 async def _create_and_sit(app, pilot) -> None:
     """c, then Enter on the last row (two open seats, two normal AI seats: the default)."""
     await _until_app(pilot, lambda: _lobby_ready(app))
@@ -553,13 +565,7 @@ def test_a_spectator_sees_the_public_table(tmp_path):
         async with Host(tmp_path) as host:
             alice, carol = _client_app(host, "alice"), _client_app(host, "carol")
             async with alice.run_test(size=(80, 24)) as pa, carol.run_test(size=(80, 24)) as pc:
-                await _create_and_sit(alice, pa)
-                await _until_app(pc, lambda: _lobby_ready(carol))
-                await pc.press("r")
-                await _until_app(pc, lambda: carol.session.tables)
-                await pc.press("w")
-                await _until_app(pc, lambda: isinstance(carol.screen, SpectatorScreen)
-                                 and carol.screen.latest is not None)
+                await _sit_and_watch(alice, pa, carol, pc)
                 await _until_app(pc, lambda: "alice (connected)" in screen_text(carol))
                 text = screen_text(carol)
                 assert "Watching table" in text and "AI (normal)" in text

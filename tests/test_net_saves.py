@@ -426,21 +426,15 @@ def test_another_seats_build_steps_reach_no_one_else(tmp_path):
 
 def test_a_watcher_is_told_on_screen_too(tmp_path, monkeypatch):
     """A spectator of the table (`w` in the lobby) gets the same banner and log lines."""
-    from tactical_tui.lobby import NetBanner, SpectatorScreen
-    from test_net_join import Host, _client_app, _create_and_sit, _lobby_ready, _said, _until_app
+    from tactical_tui.lobby import NetBanner
+    from test_net_join import Host, _client_app, _said, _sit_and_watch, _until_app
     disk = Disk(monkeypatch)
 
     async def run():
         async with Host(tmp_path) as host:
             alice, carol = _client_app(host, "alice"), _client_app(host, "carol", "ja")
             async with alice.run_test(size=(80, 24)) as pa, carol.run_test(size=(80, 24)) as pc:
-                await _create_and_sit(alice, pa)
-                await _until_app(pc, lambda: _lobby_ready(carol))
-                await pc.press("r")
-                await _until_app(pc, lambda: carol.session.tables)
-                await pc.press("w")
-                await _until_app(pc, lambda: isinstance(carol.screen, SpectatorScreen)
-                                 and carol.screen.latest is not None)
+                await _sit_and_watch(alice, pa, carol, pc)
                 said = _said(carol)
                 await host.table.saver.saved()
                 disk.full = True
