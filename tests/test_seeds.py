@@ -94,3 +94,19 @@ def test_a_save_with_a_seed_outside_64_bits_is_refused(seed):
     text = text.replace('"seed": 0', f'"seed": {str(seed).lower()}')
     with pytest.raises(SaveError):
         parse(text, "s.json")
+
+
+@pytest.mark.parametrize("lang, says", [("en", "Given up unfinished"), ("ja", "未決着のまま打ち切りました")])
+def test_a_headless_game_past_the_round_cap_is_said_unfinished(monkeypatch, lang, says):
+    """RULINGS R19: the rules end a game only at 5 VP; `tactical --headless` gives a game
+    of random players up after ai.selfplay.ROUND_CAP rounds and says so — never a winner
+    (here the cap is reached at once: the battle counts as past it)."""
+    import io
+
+    import ai.selfplay
+    from tactical_tui.cli import headless_game
+    monkeypatch.setattr(ai.selfplay, "unfinished", lambda state: state.phase == "battle")
+    out = io.StringIO()
+    assert headless_game(3, 4, lang, False, None, out=out) == 0
+    text = out.getvalue()
+    assert says in text and text.rstrip().splitlines()[-1].find(says) >= 0
