@@ -565,18 +565,14 @@ class TacticalApp(App):
             return
         self.live.start()                    # (a game begun before the loop ran)
         if self._modal_open():
-            # a dialog is up (a reveal, card details, a choice): the board beneath it
-            # still follows the table; screens change once the dialog is closed
-            scr = self._viewer_screen()
-            update = self.feeds[scr.seat].latest if scr is not None else None
-            if update is not None and ("over" if update.over else update.observation.phase) \
-                    == scr.phase:
-                scr.show(update)
-            elif update is not None:         # another phase: its top bar follows
-                scr.follow_turn(update)
+            self._follow_beneath()
             return
         feed = self.feeds.get(self.viewer)
         if feed is not None and feed.results:
+            # the board beneath the results follows the table too: the update that
+            # ended a bid round may ask this seat to lead the next (its top bar said
+            # "Waiting for Seat 3 · AI: bidding" until the results were closed)
+            self._follow_beneath()
             self.show_results(feed.results.pop(0))
             return
         update = self.feeds[self.viewer].latest
@@ -595,6 +591,19 @@ class TacticalApp(App):
         recap = self.feeds[self.viewer].take_recap(self.lang, self.seat_names())
         if recap:
             self.notify(recap, timeout=8)
+
+    def _follow_beneath(self) -> None:
+        """A dialog is up (a reveal, card details, a choice): the board beneath it still
+        follows the table — redrawn in the same phase, else its top bar says where the
+        table is; screens change once the dialog is closed."""
+        scr = self._viewer_screen()
+        update = self.feeds[scr.seat].latest if scr is not None else None
+        if update is None:
+            return
+        if ("over" if update.over else update.observation.phase) == scr.phase:
+            scr.show(update)
+        else:                                # another phase: its top bar follows
+            scr.follow_turn(update)
 
     def _show(self, update, fresh: bool = False) -> None:
         """The viewer's phase screen, refreshed with `update` (a new screen when the

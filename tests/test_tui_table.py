@@ -328,6 +328,42 @@ def test_the_top_bar_beneath_the_bid_results_follows_the_table(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_top_bar_beneath_the_bid_results_says_when_the_seat_leads_the_next_round(lang):
+    """Issue 32 point 2: the update that ends a bid round asks the human to lead the next
+    one, and the round's results come up over the bidding screen. The table waits for the
+    human, so no later update comes: the top bar beneath must already say the new round
+    and "Your turn" — it said "Waiting for Seat 3 · AI: bidding" of the round before
+    until the results were closed (seed 6, every round passed, round 4 is seat 1's; a pause between the AI
+    actions, so that the update asking the human comes alone, as in play)."""
+    title = {"en": "Bid results", "ja": "入札結果"}[lang]
+    from textual.widgets import Static
+    from tactical_tui.i18n import t as tr
+
+    async def run():
+        app = _app(lang, 6, seats=("human", "normal", "normal", "normal"), delay=0.1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(6000):
+                await pilot.pause(0.005)
+                scr = app.screen
+                if isinstance(scr, TextScreen) and scr.title_text == title \
+                        and app.table.human_to_act() == 0:
+                    break
+                if dialog_open(app):
+                    await settle(app, pilot, "escape")
+                elif human_turn(app):
+                    await settle(app, pilot, "p" if app.table.state.phase == "bidding" else "H")
+            assert isinstance(app.screen, TextScreen) and app.table.human_to_act() == 0
+            assert app.table.state.phase == "bidding"
+            rnd = app.table.state.bidding.round + 1      # (0-based)
+            await pilot.pause(0.3)              # nothing more comes from the table
+            beneath = app.screen_stack[-2]
+            bar = str(beneath.query_one("#topbar", Static).render())
+            assert bar.endswith(tr("your_turn", lang)), bar
+            assert f"{rnd}/4" in bar, bar
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_hint_lasts_as_long_as_its_question(lang):
     """A hint (h) is advice for one question: it stays up while the screen is redrawn
     for the same question (another seat's pick in the same draft round), and goes as
