@@ -333,8 +333,9 @@ def test_the_top_bar_beneath_the_bid_results_says_when_the_seat_leads_the_next_r
     one, and the round's results come up over the bidding screen. The table waits for the
     human, so no later update comes: the top bar beneath must already say the new round
     and "Your turn" — it said "Waiting for Seat 3 · AI: bidding" of the round before
-    until the results were closed (seed 6, every round passed, round 4 is seat 1's; a pause between the AI
-    actions, so that the update asking the human comes alone, as in play)."""
+    until the results were closed (seed 6, every round passed, round 4 is seat 1's; a
+    pause between the AI actions, so that the update asking the human comes alone, as in
+    play)."""
     title = {"en": "Bid results", "ja": "入札結果"}[lang]
     from textual.widgets import Static
     from tactical_tui.i18n import t as tr
