@@ -569,10 +569,13 @@ class TacticalApp(App):
             return
         feed = self.feeds.get(self.viewer)
         if feed is not None and feed.results:
-            # the board beneath the results follows the table too: the update that
-            # ended a bid round may ask this seat to lead the next (its top bar said
-            # "Waiting for Seat 3 · AI: bidding" until the results were closed)
-            self._follow_beneath()
+            # the board beneath the results is the table's latest, before they come up:
+            # the update that ended a bid round may ask this seat to lead the next (its
+            # top bar said "Waiting for Seat 3 · AI: bidding" until the results were
+            # closed), the one that ended the reveal is the battle's (the build screen
+            # stayed a moment under a battle top bar once the reveal check was closed)
+            if feed.latest is not None:
+                self._show(feed.latest)
             self.show_results(feed.results.pop(0))
             return
         update = self.feeds[self.viewer].latest

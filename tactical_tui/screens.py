@@ -27,17 +27,29 @@ from .widgets import BaseScreen, ConfirmScreen, QuestionList, card_line, key_gat
 SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
 
 
-def topbar_text(parts: list[str], status: str, width: int, sep: str = " — ") -> str:
+def topbar_text(parts: list[str], status: str, width: int, sep: str = " — ",
+                reserve: int = 0) -> str:
     """The top bar in `width` cells: `parts` (the phase first, then this seat, …) and after
     `sep` whose decision it is and what (`status`, GameScreen.status). When it does not
     fit, the parts after the first are left out, the last first: the status is kept whole
-    ("Waiting for Seat 4 · AI: deciding on Auction" lost its last word at 80 columns)."""
+    ("Waiting for Seat 4 · AI: deciding on Auction" lost its last word at 80 columns).
+    `reserve`: the cells of the longest status the screen may say in its phase — the parts
+    are left out as for that one, so that they do not come and go as the status changes
+    (the battle's top bar flickered between "Seat 1(you) — …" and "— Waiting…")."""
     parts = [p for p in parts if p]
+    room = max(cell_len(status), reserve)
     while True:
-        text = "  ".join(parts) + sep + status
-        if cell_len(text) <= width or len(parts) <= 1:
-            return clip(text, width)
+        text = "  ".join(parts) + sep
+        if cell_len(text) + room <= width or len(parts) <= 1:
+            return clip(text + status, width)
         parts.pop()
+
+
+# The decisions of the battle (rules.engine.pending's kinds): its top bar keeps room for
+# the longest "Waiting for Seat 4 · AI: …" (topbar_text's `reserve`), as the AI seats'
+# steps follow each other there. (The other phases' top bars change with the player's own
+# turn: the draft's "8 cards left", the build's "Race: …" stay while it is the player's.)
+BATTLE_KINDS = ("turn", "skills", "targets", "defense", "counter", "unluck", "draw")
 
 
 def series_short(cards, cid: str, equipped) -> int | None:
@@ -239,11 +251,20 @@ class GameScreen(BaseScreen):
         finally:
             self.latest = keep
         phase = ui("phase." + update.observation.phase, self.lang)
-        self.set_topbar([phase[:1].upper() + phase[1:], self.seat_name(self.seat)], status)
+        self.set_topbar([phase[:1].upper() + phase[1:], self.seat_name(self.seat)], status,
+                        reserve=self.battle_reserve() if update.observation.phase == "battle" else 0)
 
-    def set_topbar(self, parts: list[str], status: str, sep: str = " — ") -> None:
+    def battle_reserve(self) -> int:
+        """The cells of the longest "Waiting for Seat 4 · AI: …" the battle may show at
+        this table (topbar_text's `reserve`)."""
+        n = len(self.latest.seats) if self.latest is not None else 0
+        return max(cell_len(self.tr("status.waiting_ai", who=t("seat", self.lang, n=n),
+                                    what=self.tr("doing." + k))) for k in BATTLE_KINDS)
+
+    def set_topbar(self, parts: list[str], status: str, sep: str = " — ", reserve: int = 0) -> None:
         width = self.app.size.width - 2                 # the bar's padding
-        self.query_one("#topbar", Static).update(as_text(topbar_text(parts, status, width, sep)))
+        self.query_one("#topbar", Static).update(
+            as_text(topbar_text(parts, status, width, sep, reserve)))
 
     def row_width(self, list_id: str, cells: int) -> int:
         """`cells`, or fewer when the list is drawn narrower (a scroll bar): the width
@@ -897,7 +918,7 @@ class BattleScreen(GameScreen):
         if self.my_turn() and stage in ("unluck", "draw") and atk is not None:
             prompt += f" ({self.bag_owner(atk)})" if self.lang == "en" else f"（{self.bag_owner(atk)}）"
         self.set_topbar([self.tr('battle.title' if rnd else 'battle.title0', r=rnd),   # round 0: §6 初期手番
-                         self.seat_name(self.seat)], prompt)
+                         self.seat_name(self.seat)], prompt, reserve=self.battle_reserve())
         legal = self.legal()            # what gives something up comes last
         self._actions = [a for a in legal if not isinstance(a, GIVE_UP)] + \
             [a for a in legal if isinstance(a, GIVE_UP)]

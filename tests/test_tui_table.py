@@ -298,8 +298,9 @@ def test_hotseat_begins_with_a_hand_over_and_ends_with_nobody_as_you(lang):
 def test_the_top_bar_beneath_the_bid_results_follows_the_table(lang):
     """Issue 15 point 2 (the header always says whose decision it is and what): the bid
     results of the last round are up while the table has gone on to the build; the
-    bidding screen beneath keeps its board until the dialog closes, but its top bar says
-    the build and the seat's turn, not the bidding."""
+    screen beneath says the build and the seat's turn, not the bidding. (Issue 32 point 9:
+    it is the build's screen already — the bidding board stayed beneath until the dialog
+    closed, and showed a moment under the next phase's top bar once it was closed.)"""
     title = {"en": "Bid results", "ja": "入札結果"}[lang]
     build = {"en": "The build", "ja": "ビルド"}[lang]
     bidding = {"en": "bidding", "ja": "入札"}[lang]
@@ -322,7 +323,7 @@ def test_the_top_bar_beneath_the_bid_results_follows_the_table(lang):
             await pilot.pause(0.1)
             beneath = app.screen_stack[-2]
             bar = str(beneath.query_one("#topbar", Static).render())
-            assert beneath.phase == "bidding"
+            assert beneath.phase == "build"
             assert bar.startswith(build) and bidding not in bar, bar
     asyncio.run(run())
 
@@ -362,6 +363,56 @@ def test_the_top_bar_beneath_the_bid_results_says_when_the_seat_leads_the_next_r
             assert bar.endswith(tr("your_turn", lang)), bar
             assert f"{rnd}/4" in bar, bar
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_battle_is_beneath_the_reveal_check_and_its_top_bar_holds_still(lang, monkeypatch):
+    """Issue 32 point 9. The reveal check comes up over the battle's screen (the table is
+    in the battle when the reveal is collected): when it closes, the battle is there at
+    once — the build screen with its e/m/u/r/c keys stayed a moment under a battle top
+    bar. Then, as the AI seats play, the battle's top bar does not flicker between
+    "Seat 1(you) — …" and "— Waiting for …": it keeps the seat for every status of a
+    round, at 80 columns (from round 1 in English: "Battle, initial turns" leaves no room
+    for it beside the longest status, and it is left out all that round)."""
+    title = {"en": "The reveal check", "ja": "公開確認"}[lang]
+    you = {"en": "Seat 1(you)", "ja": "席1(あなた)"}[lang]
+    from textual.widgets import Static
+    bars = []
+    real = BattleScreen.refresh_view
+
+    def spy(self):
+        real(self)
+        rnd = self.latest.observation.battle.round if self.latest.observation.battle else 0
+        bars.append((rnd, self.my_turn(), str(self.query_one("#topbar", Static).render())))
+    monkeypatch.setattr(BattleScreen, "refresh_view", spy)
+
+    async def run():
+        app = _app(lang, 17, seats=("human", "normal", "normal", "normal"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(8000):
+                await pilot.pause(0.005)
+                scr = app.screen
+                if isinstance(scr, TextScreen) and scr.title_text == title:
+                    break
+                if dialog_open(app):
+                    await settle(app, pilot, "enter")
+                elif human_turn(app):
+                    await settle(app, pilot, "H")
+            assert isinstance(app.screen, TextScreen) and app.screen.title_text == title
+            await pilot.pause(0.05)
+            assert isinstance(app.screen_stack[-2], BattleScreen)
+            await pilot.press("escape")
+            assert isinstance(app.screen, BattleScreen)     # nothing else came between
+            await _until(app, pilot, lambda: (app.table.state.battle is not None
+                                               and app.table.state.battle.round >= 2))
+    asyncio.run(run())
+    waiting = {bar for _, mine, bar in bars if not mine}
+    assert len(waiting) > 3                             # several AI statuses were shown
+    for rnd in {r for r, _, _ in bars}:
+        shown = {you in bar.split(" — ")[0] for r, _, bar in bars if r == rnd}
+        assert len(shown) == 1, sorted({bar for r, _, bar in bars if r == rnd})
+        if rnd >= 1 or lang == "ja":
+            assert shown == {True}
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
