@@ -179,8 +179,9 @@ class Describer:
         return self.cards.card(cid).name.get(self.lang)
 
     def cards_(self, cids) -> str:
-        return "、".join(self.card(c) for c in cids) if self.lang == "ja" else \
-            ", ".join(self.card(c) for c in cids) or ui("none", self.lang)
+        """The cards' names, or "none" / 「なし」 (the reveal check said 「マテリアル化  —」)."""
+        sep = "、" if self.lang == "ja" else ", "
+        return sep.join(self.card(c) for c in cids) or ui("none", self.lang)
 
     def skill(self, sid: str) -> str:
         return self.cards.skill(sid).name.get(self.lang)
