@@ -760,8 +760,11 @@ class BattleScreen(GameScreen):
             return self.tr("act.end")
         if isinstance(a, (A.StartAttack, A.StartCounter)):
             kind = "act.attack" if isinstance(a, A.StartAttack) else "act.counter"
-            if a.skill is None:
-                return self.tr(kind + "_card", card=c.card(a.card).name.get(lang))
+            if a.skill is None:             # one row for the card: its range comes next
+                ranges = [c.skill(b.skill).name.get(lang) for b in self.obs.legal
+                          if type(b) is type(a) and b.card == a.card and b.skill is not None]
+                return self.tr(kind + "_card", card=c.card(a.card).name.get(lang),
+                               ranges=("・" if lang == "ja" else " / ").join(ranges))
             return self.tr(kind, card=c.card(a.card).name.get(lang), skill=c.skill(a.skill).name.get(lang))
         if isinstance(a, A.Activate):
             return self.tr("act.activate", skill=c.skill(a.skill).name.get(lang))
@@ -798,28 +801,57 @@ class BattleScreen(GameScreen):
             return self.tr("act.stop")
         return type(a).__name__
 
+    @staticmethod
+    def one_row_per_card(legal: list) -> list:
+        """The attacks and counters as one row per card (RULINGS R22 lets the rules offer
+        each card with each range skill and the card alone: the list showed every card
+        twice, "Fire Bolt (Mid Range)" and "Fire Bolt (range later)"): a card with one
+        range skill is its attack with that range; a card with several is the card alone,
+        its range then chosen in the next step among the skills."""
+        starts = (A.StartAttack, A.StartCounter)
+        ranged: dict = {}
+        for a in legal:
+            if isinstance(a, starts) and a.skill is not None:
+                ranged.setdefault((type(a), a.card), []).append(a)
+        out = []
+        for a in legal:
+            if not isinstance(a, starts):
+                out.append(a)
+            elif a.skill is None:
+                several = len(ranged.get((type(a), a.card), ())) > 1
+                out.append(a if several else None)
+            elif len(ranged[(type(a), a.card)]) == 1:
+                out.append(a)
+        return [a for a in out if a is not None]
+
     def highlight_areas(self):
-        """(attack area, crit area) of the highlighted attack option or attack in progress."""
+        """(attack area, crit area) of the highlighted attack option or attack in progress
+        (a card whose range comes next: the areas of all its ranges)."""
         obs = self.obs
         atk = obs.battle.attack if obs.battle else None
-        skill = None
+        skills = []
         seat = self.seat
-        if atk is not None and atk.stage != "done":
-            skill, seat = atk.range_skill, atk.attacker     # None while not declared yet
-        if skill is None:
+        if atk is not None and atk.stage != "done" and atk.range_skill is not None:
+            skills, seat = [atk.range_skill], atk.attacker
+        else:
             ol = self.query_one("#actions", OptionList)
             if ol.highlighted is not None and ol.highlighted < len(self._actions):
                 a = self._actions[ol.highlighted]
-                if isinstance(a, (A.StartAttack, A.StartCounter)) or (
+                if isinstance(a, (A.StartAttack, A.StartCounter)) and a.skill is None:
+                    skills = [b.skill for b in obs.legal if type(b) is type(a)
+                              and b.card == a.card and b.skill is not None]
+                elif isinstance(a, (A.StartAttack, A.StartCounter)) or (
                         isinstance(a, A.Declare) and self.cards.skill(a.skill).effect.kind == "range"):
-                    skill = a.skill
-        if skill is None or obs.seats[seat].area is None:
+                    skills = [a.skill]
+        if not skills or obs.seats[seat].area is None:
             return set(), set()
-        rng_ = self.cards.skill(skill).effect.range
         here = obs.seats[seat].area
-        lo, hi = RANGE_AREA[rng_]
-        area = {x for x in range(1, AREAS + 1) if lo <= distance(here, x) <= hi}
-        crit = {x for x in area if distance(here, x) == RANGE_CRIT[rng_]}
+        area, crit = set(), set()
+        for skill in skills:
+            rng_ = self.cards.skill(skill).effect.range
+            lo, hi = RANGE_AREA[rng_]
+            area |= {x for x in range(1, AREAS + 1) if lo <= distance(here, x) <= hi}
+            crit |= {x for x in range(1, AREAS + 1) if distance(here, x) == RANGE_CRIT[rng_]}
         return area, crit
 
     def field_text(self) -> Text:
@@ -912,14 +944,16 @@ class BattleScreen(GameScreen):
         obs = self.obs
         rnd = obs.battle.round if obs.battle else 0
         stage = obs.pending.kind
+        atk = obs.battle.attack if obs.battle else None
+        if stage == "skills" and atk is not None and atk.range_skill is None:
+            stage = "range"             # the card alone: its range skill comes first
         prompt = self.tr("stage." + stage) if self.my_turn() and ("stage." + stage) in TUI \
             else self.status()
-        atk = obs.battle.attack if obs.battle else None
         if self.my_turn() and stage in ("unluck", "draw") and atk is not None:
             prompt += f" ({self.bag_owner(atk)})" if self.lang == "en" else f"（{self.bag_owner(atk)}）"
         self.set_topbar([self.tr('battle.title' if rnd else 'battle.title0', r=rnd),   # round 0: §6 初期手番
                          self.seat_name(self.seat)], prompt, reserve=self.battle_reserve())
-        legal = self.legal()            # what gives something up comes last
+        legal = self.one_row_per_card(self.legal())     # what gives something up comes last
         self._actions = [a for a in legal if not isinstance(a, GIVE_UP)] + \
             [a for a in legal if isinstance(a, GIVE_UP)]
         ol = self.fill("#actions", self.tr("battle.actions"),

@@ -23,3 +23,101 @@ def test_the_reveal_check_says_none_for_an_empty_list(lang, none):
     equipped, materialized = {"en": ("equipped", "materialized"),
                               "ja": ("装備", "マテリアル化")}[lang]
     assert f"{equipped} {none} / {materialized} {none} — " in line, line
+
+
+def _app(lang: str, seed: int, seats=("human", "normal", "normal", "normal"), delay: float = 0.0):
+    from tactical_tui.app import TacticalApp
+    return TacticalApp(lang=lang, ai_delay=delay, seed=seed, autosave=False, seats=seats)
+
+
+def _saved_when(tmp_path, seed: int, done, lang: str, limit: int = 600):
+    """The app continuing a 4-seat game (seat 0 human, three normal AIs) played by the
+    hint for the human up to the first state where `done(table)` — a save made with the
+    table, resumed (the Pilot game need not take the same turns to get there)."""
+    from rules import Config
+    from tactical_tui.app import TacticalApp
+    from tactical_tui.table import GameTable, SeatSetup
+    table = GameTable(Config(players=4), (SeatSetup(True),) + (SeatSetup(False, "normal"),) * 3,
+                      seed, save_path=tmp_path / f"game{seed}.json")
+    for _ in range(limit):
+        if done(table):
+            break
+        h = table.human_to_act()
+        if h is not None:
+            table.submit(table.hint(h)[0])
+        else:
+            s = table.ai_to_act()
+            table.submit_ai(s, *table.ai_decide(s))
+    assert done(table)
+    table.autosave()
+    return TacticalApp(lang=lang, ai_delay=0.0, resume=str(table.save_path), autosave=False)
+
+
+async def _play_until(app, pilot, done, limit: int = 20000) -> None:
+    """Play on (H on the human's decision, Esc on dialogs) until `done()`."""
+    from tui_app import dialog_open, human_turn, settle
+    for _ in range(limit):
+        await pilot.pause(0.005)
+        if done():
+            return
+        if dialog_open(app):
+            await settle(app, pilot, "escape")
+        elif human_turn(app):
+            await settle(app, pilot, "H")
+    raise AssertionError("never reached")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_an_attack_card_is_one_row_and_its_range_is_asked_next(lang, tmp_path):
+    """Point 6: the rules offer each attack card with each of its range skills and the
+    card alone (RULINGS R22); the battle's list showed every card twice ("Fire Bolt (Mid
+    Range)" and "Fire Bolt (range later)"). Now one row per card: a card with one range
+    is its attack with that range; a card with several (seed 1: a Recurve Bow, Mid and
+    Long Range) names them and, chosen, asks for the range (and the skills) in the next
+    step — the top bar says so and the range skills are its rows."""
+    import asyncio
+    from rules import actions as A
+    from textual.widgets import OptionList, Static
+    from tactical_tui.screens import BattleScreen
+    from tui_app import settle
+    later = {"en": "range later", "ja": "距離は後で"}[lang]
+    step = {"en": "Declare the range and skills", "ja": "距離のスキルと使うスキルを宣言"}[lang]
+
+    def multi(table):
+        h = table.human_to_act()
+        if h is None or table.state.phase != "battle":
+            return False
+        cards = [a.card for a in table.observe(h).legal if isinstance(a, A.StartAttack) and a.skill]
+        return any(cards.count(c) > 1 for c in cards)
+
+    async def run():
+        app = _saved_when(tmp_path, 1, multi, lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _play_until(app, pilot, lambda: isinstance(app.screen, BattleScreen)
+                              and app.screen.my_turn())
+            await pilot.pause(0.05)
+            scr = app.screen
+            legal = app.table.observe(0).legal
+            starts = [a for a in scr._actions if isinstance(a, A.StartAttack)]
+            cards = [a.card for a in starts]
+            assert sorted(cards) == sorted({a.card for a in legal if isinstance(a, A.StartAttack)})
+            ol = scr.query_one("#actions", OptionList)
+            rows = [str(ol.get_option_at_index(i).prompt) for i in range(ol.option_count)]
+            assert not any(later in r for r in rows), rows
+            name = lambda c: app.cards.card(c).name.get(lang)
+            for c in cards:        # each card once among the rows
+                assert sum(1 for r in rows if name(c) in r.replace("\n", "")) == 1, rows
+            both = next(a for a in starts if a.skill is None)
+            ranges = [app.cards.skill(a.skill).name.get(lang) for a in legal
+                      if isinstance(a, A.StartAttack) and a.card == both.card and a.skill]
+            row = rows[scr._actions.index(both)].replace("\n", "")
+            assert all(r in row for r in ranges), row
+            ol.highlighted = scr._actions.index(both)
+            await settle(app, pilot, "enter")
+            await pilot.pause(0.05)
+            assert app.table.state.battle.attack.range_skill is None
+            bar = str(app.screen.query_one("#topbar", Static).render())
+            assert bar.endswith(step), bar
+            declares = [a for a in app.screen._actions if isinstance(a, A.Declare)]
+            assert {app.cards.skill(a.skill).name.get(lang) for a in declares} >= set(ranges)
+    asyncio.run(run())
