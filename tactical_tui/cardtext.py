@@ -14,6 +14,11 @@ STAT_SHORT = {
     "ja": {"mana": "魔", "str": "腕", "int": "知", "dex": "器", "def": "防", "agi": "敏"},
     "en": {"mana": "Ma", "str": "St", "int": "In", "dex": "Dx", "def": "Df", "agi": "Ag"},
 }
+# The stats as the game's screens write them, one spelling each (issue 32 point 11: the
+# lists said Dx, a card's details Dex): in English the two-letter forms of STAT_SHORT
+# everywhere on screen, explained in the help and How to play; in Japanese the names
+# (魔力 腕力 …), whose first kanji are the short forms of the lists.
+STAT_WORDS = {"ja": STAT_NAMES["ja"], "en": STAT_SHORT["en"]}
 RANGE_NAMES = {"ja": {"short": "近距離", "mid": "中距離", "long": "遠距離"},
                "en": {"short": "Short", "mid": "Mid", "long": "Long"}}
 TIMING = {
@@ -108,7 +113,7 @@ def effect_text(e: Effect, timing: str, lang: str) -> str:
 def requires_text(req: Requirements, lang: str) -> str:
     """§2 スキルの発動条件: exactly the stats the skill lists (a listed 0 too); none listed
     is no requirement."""
-    parts = [f"{STAT_NAMES[lang][k]}{v}" if lang == "ja" else f"{STAT_NAMES[lang][k]} {v}"
+    parts = [f"{STAT_WORDS[lang][k]}{v}" if lang == "ja" else f"{STAT_WORDS[lang][k]} {v}"
              for k, v in req.items()]
     if not parts:
         return "条件なし" if lang == "ja" else "no requirement"
@@ -116,7 +121,7 @@ def requires_text(req: Requirements, lang: str) -> str:
 
 
 def mods_text(mods: Stats, lang: str) -> str:
-    return " ".join(f"{STAT_NAMES[lang][k]}{v:+d}" for k, v in mods.items() if v)
+    return " ".join(f"{STAT_WORDS[lang][k]}{v:+d}" for k, v in mods.items() if v)
 
 
 def skill_text(cards: CardSet, sk: Skill, lang: str) -> str:

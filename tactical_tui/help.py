@@ -10,6 +10,7 @@ QUICK = {
 武器入札: 装備カード1枚を伏せて入札／パス。1ラウンド2回まで、パス後は復帰不可。全員パスで同時公開。最高の単独入札者が獲得し、判定に使った1枚を捨てる。同額のプレイヤーは除外して次に高い単独入札を判定。金鷹《競売》: 同額入札があるとき1回だけ入札価値+1（最大6）。紫晶《鑑定》: 最後のラウンドで誰も入札しなかった対象を獲得。
 
 ビルド: 防具は部位ごとに1枚／アクセサリは上限なし／手の装備枠は2（両手は2枠、魔法は0）／同名カードは1枚まで。利用可能マテリアル（マテリアル化＋ギルド）≧ 装備コスト合計（アタックカードは0）。公開確認後、最終敏捷が高い順に処理順。
+能力値: 魔=魔力 腕=腕力 知=知力 器=器用 防=防御 敏=敏捷。最終能力値＝種族＋装備の補正。スキルの発動条件はこれで判定。
 
 バトル: 体力6、現在魔力＝最終魔力。処理順にサイコロで登場し初期手番。手番は最大2アクション（移動2回まで・アタック1回まで・休息1回）。移動後はアタック不可、アタック後は移動可。休息は魔力+1で手番終了。
 距離: 近距離0〜1（クリティカル1）／中距離1〜2（2）／遠距離2〜3（3）。
@@ -23,6 +24,7 @@ Flow: 2 race cards and 1 guild each → 8 equipment cards each, bid targets of 2
 Bidding: put one equipment card face down on a target, or pass. At most 2 bids a round; a pass is final. When all have passed, all bids are revealed. The highest single bidder wins and discards the one card that decided it; tied players drop out and the next lower single bid is tried. Golden Hawk's Auction: once per game, +1 to a tied bid (up to 6). Amethyst's Appraisal: in the last round, take a target nobody bid on.
 
 Build: one armor per part / accessories unlimited / 2 hand slots (two-handed takes both, magic none) / never two cards of the same name. Available material (materialized + guild) ≥ total equip cost (attack cards cost 0). After the reveal check, the processing order is by final agility, high first.
+Stats: Ma = mana, St = strength, In = intelligence, Dx = dexterity, Df = defense, Ag = agility. Final stats = the race's + the equipment's bonuses; skill requirements are checked against them.
 
 Battle: HP 6, current mana = final mana. In processing order each seat rolls, enters that area and takes its initial turn. A turn has up to 2 actions (move ≤ 2, attack ≤ 1, rest ≤ 1). No attack after a move; moving after an attack is fine. Rest: +1 mana and the turn ends.
 Ranges: short 0–1 (critical at 1) / mid 1–2 (2) / long 2–3 (3).

@@ -179,7 +179,8 @@ Golden Hawk's Auction and Amethyst's Appraisal: see the guild traits page.""",
   手の装備枠は2つ: 片手武器・片手盾は1つ、両手武器・両手盾は2つ使います。
   魔法は手の装備枠を使いません。同じ名前のカードは1枚まで。
 
-最終能力値 ＝ 種族カードの能力値 ＋ 装備の補正。発動条件はこれで判定します。
+最終能力値（魔=魔力 腕=腕力 知=知力 器=器用 防=防御 敏=敏捷）＝
+種族カードの能力値 ＋ 装備の補正。発動条件はこれで判定します。
 公開確認の後、最終敏捷の高い順がバトルの処理順です（同値はサイコロ）。""",
         "en": """\
 The build
@@ -192,17 +193,17 @@ The material budget
   available material = material of your materialized cards + guild trait
   A materialized card goes face up to the discard at once: everyone sees
   it, and it cannot come back (equipped and unused cards stay hidden).
-  Attack cards (weapons, magic) have no equip cost.
-  Material left over is not kept.
+  Attack cards (weapons, magic) cost nothing. Material left over is lost.
 
 Equip slots
   Armor: one per part (head, body, arms, legs). Accessories: no limit.
   2 hand slots: a one-handed weapon or shield takes 1, a two-handed one 2.
   Magic takes no hand slot. Never two cards of the same name.
 
-Final stats = the race card's stats + the bonuses of your equipment; skill
-requirements are checked against them. After the reveal, the highest final
-agility acts first in the battle (ties: a die decides).""",
+Final stats (Ma mana, St strength, In intelligence, Dx dexterity, Df
+defense, Ag agility) = the race card's stats + your equipment's bonuses;
+skill requirements are checked against them. After the reveal, the highest
+final agility acts first in the battle (ties: a die decides).""",
     },
     "battle": {
         "ja": """\

@@ -576,8 +576,7 @@ _KIND = {"ja": {"int": "整数（int）", "str": "文字列（str）"},
          "en": {"int": "a whole number (int)", "str": "text (str)"}}
 _ZONE = {"ja": {"equip": "装備", "materialize": "マテリアル化", "unused": "未使用"},
          "en": {"equip": "equipped", "materialize": "materialized", "unused": "unused"}}
-_STAT = {"ja": {"mana": "魔力", "str": "腕力", "int": "知力", "dex": "器用", "def": "防御", "agi": "敏捷"},
-         "en": {"mana": "Mana", "str": "Str", "int": "Int", "dex": "Dex", "def": "Def", "agi": "Agi"}}
+from .cardtext import STAT_WORDS as _STAT   # one spelling on screen (issue 32 point 11)
 _RANGE = {"ja": {"short": "近距離", "mid": "中距離", "long": "遠距離"},
           "en": {"short": "short-range", "mid": "mid-range", "long": "long-range"}}
 

@@ -121,3 +121,40 @@ def test_an_attack_card_is_one_row_and_its_range_is_asked_next(lang, tmp_path):
             declares = [a for a in app.screen._actions if isinstance(a, A.Declare)]
             assert {app.cards.skill(a.skill).name.get(lang) for a in declares} >= set(ranges)
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_stats_have_one_spelling_and_it_is_explained(lang):
+    """Point 11: the lists write the stats Ma St In Dx Df Ag (魔 腕 知 器 防 敏), a card's
+    details wrote Dex, Str …, and nothing said what they meant. One spelling on screen —
+    the card details and the refusals use the lists' forms in English (Japanese: the
+    names whose first kanji the lists show) — explained in the help and How to play."""
+    import re
+    from tactical_tui.cardtext import STAT_SHORT, STAT_WORDS
+    from tactical_tui.help import help_text
+    from tactical_tui.howto import page_text
+    from tactical_tui.widgets import card_details
+    shown = STAT_WORDS[lang]
+    if lang == "en":
+        assert shown == STAT_SHORT["en"]
+    else:
+        assert all(shown[k].startswith(STAT_SHORT["ja"][k]) for k in shown)
+    words = {"en": ("Mana", "Str", "Int", "Dex", "Def", "Agi"), "ja": ()}[lang]
+    seen = set()
+    for c in (*CARDS.defense, *CARDS.attack):
+        _, body = card_details(CARDS, c.id, lang)
+        text = str(body)
+        for w in words:
+            assert not re.search(rf"\b{w} ?[+-]?\d", text), (c.id, text)
+        seen |= {k for k, v in shown.items() if re.search(rf"{re.escape(v)} ?[+-]?\d", text)}
+    assert seen == set(shown)                 # the details do write the stats, so spelt
+    meaning = {"en": ("mana", "strength", "intelligence", "dexterity", "defense", "agility"),
+               "ja": ("魔力", "腕力", "知力", "器用", "防御", "敏捷")}[lang]
+
+    class NoGame:
+        table = cards = None
+    flat = lambda s: re.sub(r"\s+", " ", s)
+    for where in (flat(help_text(lang, "draft")), flat(page_text(NoGame(), "build", lang))):
+        for k, m in zip(("mana", "str", "int", "dex", "def", "agi"), meaning):
+            short = STAT_SHORT[lang][k]
+            assert re.search(rf"{short} ?=? ?{m}", where), (short, m)
