@@ -35,6 +35,13 @@ _T: dict[str, tuple[str, str]] = {
     "to.equip": ("装備", "equip"),
     "to.materialize": ("マテリアル化", "materialize"),
     "to.unused": ("未使用", "unused"),
+    # a card of which the seat holds two copies, named by where it is now (issue 32
+    # point 12: with one Traveler's Boots equipped and one materialized, the hint said
+    # "Traveler's Boots: unused")
+    "copy": ("{zone}の{card}", "{card} ({zone})"),
+    "zone.equip": ("装備中", "equipped"),
+    "zone.materialize": ("マテリアル化済み", "materialized"),
+    "zone.unused": ("未使用", "unused"),
     "confirm": ("ビルドを確定: 試したビルドの中で最も評価が高い（評価{score}）",
                 "confirm the build: the best rated of the builds tried (rating {score})"),
     "confirm_plan": ("ビルドを確定: 評価モデルでは勝つ見込みが約{win}%",
@@ -68,14 +75,19 @@ _T: dict[str, tuple[str, str]] = {
 }
 
 
-def reason_text(reason: Reason, cards: CardSet, lang: str) -> str:
-    """The reason as one line in `lang` ("ja" or "en")."""
+def reason_text(reason: Reason, cards: CardSet, lang: str, obs=None) -> str:
+    """The reason as one line in `lang` ("ja" or "en"). `obs`: the observation of the seat
+    the reason is for (a hint): a card of its build of which it holds another copy is
+    named with where it is — "Traveler's Boots (equipped)"."""
     i = 0 if lang == "ja" else 1
     params = dict(reason.params)
     for key in ("card", "target") :
         v = params.get(key)
         if isinstance(v, str):
             params[key] = cards.card(v).name.get(lang)
+            zone = _zone_of_copy(v, cards, obs) if key == "card" else None
+            if zone is not None:
+                params[key] = _T["copy"][i].format(card=params[key], zone=_T["zone." + zone][i])
     if isinstance(params.get("target"), int):
         params["target"] = ("席{}" if lang == "ja" else "Seat {}").format(params["target"] + 1)
     if "skill" in params:
@@ -99,6 +111,20 @@ def reason_text(reason: Reason, cards: CardSet, lang: str) -> str:
     if searched:
         text += _T["search"][i].format(win=_percent(win), sims=sims)
     return text
+
+
+def _zone_of_copy(cid: str, cards: CardSet, obs) -> str | None:
+    """Where card `cid` is in the build of `obs`'s seat (equip, materialize, unused) when
+    the seat holds another card of the same name elsewhere, else None."""
+    if obs is None or getattr(obs, "equipped", None) is None:
+        return None
+    equipped, materialized = tuple(obs.equipped or ()), tuple(obs.materialized or ())
+    zone = lambda c: "equip" if c in equipped else "materialize" if c in materialized else "unused"
+    mine = set(obs.hand or ()) | set(obs.picks or ()) | set(equipped) | set(materialized)
+    name = cards.card(cid).name
+    if any(c != cid and cards.card(c).name == name and zone(c) != zone(cid) for c in mine):
+        return zone(cid)
+    return None
 
 
 def _percent(p: object) -> object:

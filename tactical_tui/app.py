@@ -913,7 +913,10 @@ class TacticalApp(App):
         from textual.notifications import Notification, Notify
         _, reason = self.live.hint(self.viewer)
         self.drop_hint()
-        note = Notification(plain(t("hint", self.lang, text=reason_text(reason, self.cards, self.lang))),
+        latest = self.feeds[self.viewer].latest      # (two copies of a card: which one)
+        text = reason_text(reason, self.cards, self.lang,
+                           obs=latest.observation if latest is not None else None)
+        note = Notification(plain(t("hint", self.lang, text=text)),
                             "", "information", self.NOTIFICATION_TIMEOUT)
         note.markup = False
         self.post_message(Notify(note))

@@ -158,3 +158,21 @@ def test_the_stats_have_one_spelling_and_it_is_explained(lang):
         for k, m in zip(("mana", "str", "int", "dex", "def", "agi"), meaning):
             short = STAT_SHORT[lang][k]
             assert re.search(rf"{short} ?=? ?{m}", where), (short, m)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Traveler's Boots (equipped): unused"), ("ja", "装備中の旅人のブーツを未使用に")])
+def test_a_hint_names_which_copy_of_a_card(lang, said):
+    """Point 12: with one Traveler's Boots equipped and another materialized, `h` said
+    "Hint: Traveler's Boots: unused" — which one? The hint names the copy by where it is;
+    a card without another copy elsewhere is named alone, as before."""
+    from types import SimpleNamespace
+    from ai.explain import reason_text
+    from ai.normal import R
+    obs = SimpleNamespace(hand=("leather_cap",), picks=(), equipped=("travelers_boots", "iron_helm"),
+                          materialized=("travelers_boots#2",))
+    text = reason_text(R("assign", card="travelers_boots", to="unused"), CARDS, lang, obs=obs)
+    assert text == said
+    alone = reason_text(R("assign", card="iron_helm", to="unused"), CARDS, lang, obs=obs)
+    assert alone == reason_text(R("assign", card="iron_helm", to="unused"), CARDS, lang)
+    assert CARDS.card("iron_helm").name.get(lang) in alone and "(" not in alone
