@@ -196,7 +196,9 @@ class NormalPlayer:
                                                 -keep_value(self.cards, self.cards.card(c), races)))
 
     def _auction(self, obs, legal):
-        """§5-3 《競売》: use it when raising that bid wins a target worth having."""
+        """§5-3 《競売》: use it when raising that bid wins a target worth having — that the
+        seat would not win without it (Auction is once a game, 「1回だけ」: it was spent on
+        a tie of 3s on a target the seat's single 5 already won, issue 32)."""
         races = self._races(obs)
         owned = self._owned_attack(obs)
         bids = list(obs.revealed_bids)
@@ -206,6 +208,8 @@ class NormalPlayer:
             boosted = [b if b.card != a.card else type(b)(b.seat, b.target, b.card, b.value + 1)
                        for b in bids]
             target = next(b.target for b in bids if b.card == a.card)
+            if resolve_target(target, bids).winner == obs.seat:
+                continue                     # won already: the raise changes nothing
             res = resolve_target(target, boosted)
             if res.winner == obs.seat and target_value(self.cards, self.cards.card(target),
                                                        races, owned) >= 1.0:

@@ -176,3 +176,67 @@ def test_a_hint_names_which_copy_of_a_card(lang, said):
     alone = reason_text(R("assign", card="iron_helm", to="unused"), CARDS, lang, obs=obs)
     assert alone == reason_text(R("assign", card="iron_helm", to="unused"), CARDS, lang)
     assert CARDS.card("iron_helm").name.get(lang) in alone and "(" not in alone
+
+
+def _auction_step(cards, second: bool):
+    """§5-3 金鷹《競売》 offered to seat 0 (Golden Hawk) on a tie of 3s on the short sword
+    with seat 1; `second`: seat 0 also put a single 5 on it (greaves), which wins it."""
+    from conftest import bidding_position, run
+    from rules.actions import Pass, PlaceBid
+    hands = {0: ("greaves#1", "iron_helm#1"), 1: ("gauntlets#1",), 2: ("ring#1",)}
+    state = bidding_position(cards, 3, hands=hands, current=("short_sword", "dagger", "axe", "mace"),
+                             guilds=("golden_hawk", "red_lion", "blue_wolf"), leader=0)
+    moves = [PlaceBid(0, "short_sword", "iron_helm#1"), PlaceBid(1, "short_sword", "gauntlets#1"),
+             Pass(2)]
+    moves += [PlaceBid(0, "short_sword", "greaves#1"), Pass(1)] if second else [Pass(0), Pass(1)]
+    state, _ = run(state, *moves)
+    return state
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_the_ai_keeps_auction_when_its_single_bid_already_wins(cards, level):
+    """Point 14: a hard AI used Auction on a tie (3 and 3) on a target its single 5 already
+    won, saying "Auction wins Short Sword" — the raise changed nothing and Auction is
+    once a game (§5-3 「武器入札中に1回だけ」). It keeps it then; it still uses it when the
+    raise is what wins the target (the same tie without the 5)."""
+    from ai import make_player
+    from rules import legal_actions, observe, pending
+    from rules.actions import Decline, UseAuction
+    from rules.bidding import resolve_target
+    for second in (True, False):
+        state = _auction_step(cards, second)
+        assert pending(state).kind == "auction" and pending(state).seats == (0,)
+        won = resolve_target("short_sword", state.bidding.bids).winner
+        assert won == (0 if second else None)
+        player = make_player(level, 1, cards)
+        obs = observe(state, 0)
+        action, reason = player.choose_explained(obs, legal_actions(state, 0)) \
+            if hasattr(player, "choose_explained") else (player.choose(obs, obs.legal), None)
+        if second:
+            assert isinstance(action, Decline) and reason.key == "auction_keep", (action, reason)
+        else:
+            assert isinstance(action, UseAuction) and reason.key == "auction", (action, reason)
+
+
+@pytest.mark.parametrize("lang, unit", [("en", "expected VP"), ("ja", "見込みの勝利点")])
+def test_the_ai_reasons_say_their_units_and_keep_a_percentage_whole(lang, unit):
+    """Point 14: "expected 0.51 if drawing, 0.08 if stopping" had no unit (they are
+    victory points, a point of damage adding a little: ai.normal `_utility`), and
+    "(about 6 % wins …)" broke between the 6 and the % in the log. At every width the
+    log may have, a figure and its % stay on one line."""
+    from ai.explain import reason_text
+    from ai.normal import R
+    from tactical_tui.i18n import break_lines
+    for key in ("draw", "stop"):
+        text = reason_text(R(key, total=2, go=0.51, stop=0.08), CARDS, lang)
+        assert unit in text and "0.51" in text and "0.08" in text, text
+    searched = [reason_text(R("attack", card="fire_bolt", target=1, value=0.4, win=0.06, sims=200),
+                            CARDS, lang),
+                reason_text(R("draw", total=2, go=0.61, stop=0.4, win=0.61, sims=200), CARDS, lang),
+                reason_text(R("confirm_plan", win=37), CARDS, lang)]
+    for text in searched:
+        assert "%" in text, text
+        for width in range(12, len(text) + 2):
+            lines = break_lines(text, width)
+            for before, after in zip(lines, lines[1:]):
+                assert not after.lstrip().startswith("%"), (width, lines)
