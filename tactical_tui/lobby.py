@@ -1010,9 +1010,11 @@ class SpectatorScreen(GameScreen):
         obs = self.obs
         live = self.app.live
         table = getattr(live, "table", "?")
-        self.query_one("#topbar", Static).update(as_text(clip(
-            f"{t('join.watching', self.lang, table=plain(table))} — {phase_words({'phase': obs.phase}, self.lang)}"
-            f" — {self.status()}", 78)))
+        # the status whole, the phase left out first when it does not fit (issue 32 point
+        # 8: the watcher's top bar was cut, "… choosing ta…")
+        self.set_topbar([t('join.watching', self.lang, table=plain(table)),
+                         phase_words({'phase': obs.phase}, self.lang)], self.status(),
+                        reserve=self.battle_reserve() if obs.phase == "battle" else 0)
         infos = {s.get("seat"): s for s in getattr(live, "seat_infos", [])}
         lines = []
         for s in obs.seats:

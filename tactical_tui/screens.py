@@ -537,12 +537,16 @@ class BidScreen(GameScreen):
 # ----------------------------------------------------------------------------- build
 
 class BuildScreen(GameScreen):
-    KEYS = GameScreen.KEYS + [("e", "zone('equip')", "key.equip", True),
-                              ("m", "zone('materialize')", "key.materialize", True),
-                              ("u", "zone('unused')", "key.unused", True),
-                              ("r", "race", "key.race", True),
-                              ("c", "confirm", "key.confirm", True),
-                              ("w", "unconfirm", "key.unconfirm", True)]
+    # Enter works (it switches a card between equipped and unused) but the Footer leaves
+    # it out: e and u say it, and with a server's chat key the Footer was cut at 80
+    # columns ("… c Confirm / C", issue 32 point 8)
+    KEYS = [k if k[0] != "enter" else (k[0], k[1], k[2], False, *k[4:]) for k in GameScreen.KEYS] \
+        + [("e", "zone('equip')", "key.equip", True),
+           ("m", "zone('materialize')", "key.materialize", True),
+           ("u", "zone('unused')", "key.unused", True),
+           ("r", "race", "key.race", True),
+           ("c", "confirm", "key.confirm", True),
+           ("w", "unconfirm", "key.unconfirm", True)]
     EDITING = ("zone", "race", "confirm", "cycle")
 
     def waiting(self) -> bool:

@@ -30,7 +30,7 @@ def _app(lang: str, seed: int, seats=("human", "normal", "normal", "normal"), de
     return TacticalApp(lang=lang, ai_delay=delay, seed=seed, autosave=False, seats=seats)
 
 
-def _saved_when(tmp_path, seed: int, done, lang: str, limit: int = 600):
+def _saved_when(tmp_path, seed: int, done, lang: str, limit: int = 600, delay: float = 0.0):
     """The app continuing a 4-seat game (seat 0 human, three normal AIs) played by the
     hint for the human up to the first state where `done(table)` — a save made with the
     table, resumed (the Pilot game need not take the same turns to get there)."""
@@ -50,7 +50,7 @@ def _saved_when(tmp_path, seed: int, done, lang: str, limit: int = 600):
             table.submit_ai(s, *table.ai_decide(s))
     assert done(table)
     table.autosave()
-    return TacticalApp(lang=lang, ai_delay=0.0, resume=str(table.save_path), autosave=False)
+    return TacticalApp(lang=lang, ai_delay=delay, resume=str(table.save_path), autosave=False)
 
 
 async def _play_until(app, pilot, done, limit: int = 20000) -> None:
@@ -240,3 +240,45 @@ def test_the_ai_reasons_say_their_units_and_keep_a_percentage_whole(lang, unit):
             lines = break_lines(text, width)
             for before, after in zip(lines, lines[1:]):
                 assert not after.lstrip().startswith("%"), (width, lines)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_text_is_whole_at_80_columns(lang, tmp_path):
+    """Point 8, at 80×24: the build's Footer at a server's table (the chat key added) was
+    cut ("… c Confirm / C"), and the watcher's top bar lost the end of its status
+    ("… choosing ta…"). The build's Footer leaves Enter out (e and u say what it does),
+    the watcher's top bar leaves the phase out before it cuts the status."""
+    import asyncio
+    import tactical_tui.app as appmod
+    from textual.widgets import Static
+    from tactical_tui.lobby import SpectatorScreen, remote_screen
+    from tactical_tui.screens import BattleScreen, BuildScreen
+    from tactical_tui.widgets import localized
+    from tui_app import screen_text
+
+    kinds = {k: remote_screen(k, 0) for k in appmod.phase_screens()}
+    chat = {"en": "/ Chat", "ja": "/ チャット"}[lang]
+
+    async def run():
+        app = _saved_when(tmp_path, 6, lambda table: table.state.phase == "build"
+                          and table.human_to_act() == 0, lang, delay=0.2)
+        real = appmod.phase_screens
+        appmod.phase_screens = lambda: kinds           # a seat's screens at a server's table
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await _play_until(app, pilot, lambda: isinstance(app.screen, BuildScreen))
+                await pilot.pause(0.1)
+                footer = screen_text(app).splitlines()[-1]
+                assert footer.rstrip().endswith(chat), footer
+                await _play_until(app, pilot, lambda: isinstance(app.screen, BattleScreen)
+                                  and not app.screen.my_turn())
+                app.live.table = "6884e9ac"            # a server's table id
+                watcher = localized(SpectatorScreen, lang)(0, "battle")
+                watcher.latest = app.feeds[0].latest
+                await app.push_screen(watcher)
+                await pilot.pause(0.1)
+                bar = str(watcher.query_one("#topbar", Static).render())
+                assert not watcher.my_turn() and bar.endswith(watcher.status()), bar
+        finally:
+            appmod.phase_screens = real
+    asyncio.run(run())
