@@ -897,11 +897,21 @@ class BattleScreen(GameScreen):
                 self.tr("battle.at", area=s.area if s.area else "-")
             figures = (f" HP{s.hp} {'魔' if self.lang == 'ja' else 'MP'}{s.mana}/{final} VP{s.vp} "
                        f"{'U' if self.lang == 'en' else 'ア'}{s.unluck} {where}")
-            lines.append((turn, self.seat_name(s.seat), figures))
+            lines.append((turn, s.seat, figures))
         # one line a seat, the knocked-out mark included: the names give way first
         room = max(4, min(11, SEAT_ROW - 1 - max((cell_len(f) for _, _, f in lines), default=0)))
-        rows = [clip(turn + pad(name, room) + figures, SEAT_ROW) for turn, name, figures in lines]
+        rows = [clip(turn + pad(self.seat_label(seat, room), room) + figures, SEAT_ROW)
+                for turn, seat, figures in lines]
         return Text("\n".join(rows), no_wrap=True, overflow="ellipsis")
+
+    def seat_label(self, seat: int, room: int) -> str:
+        """The seat's name in the seats panel, in `room` cells: "Seat 3 hanako", or, when
+        that is wider, the seat as the field marks it and its player's name — "③ hanako",
+        "③·AI" (issue 32 point 8: the names were cut, "Seat 3 han…")."""
+        name = self.seat_name(seat)
+        if cell_len(name) <= room or (seat == self.seat and self.is_human(seat)):
+            return name
+        return seat_mark(seat, -1) + ("" if self.is_human(seat) else "·AI") + self.player_name(seat)
 
     def info_text(self) -> Text:
         obs = self.obs

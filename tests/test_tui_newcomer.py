@@ -282,3 +282,33 @@ def test_text_is_whole_at_80_columns(lang, tmp_path):
         finally:
             appmod.phase_screens = real
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_battle_seats_panel_names_every_player_whole(lang, tmp_path):
+    """Point 8: at a server's table the battle's seats panel cut the players' names
+    ("Seat 3 han…"). A name that does not fit beside the seat's figures is written with
+    the seat as the field marks it: "③ hanako12"; the figures stay whole."""
+    import asyncio
+    from textual.widgets import Static
+    from tactical_tui.screens import BattleScreen
+
+    async def run():
+        app = _saved_when(tmp_path, 6, lambda table: table.state.phase == "battle"
+                          and table.human_to_act() == 0, lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _play_until(app, pilot, lambda: isinstance(app.screen, BattleScreen))
+            app.live.player_names = {1: "hanako12", 2: "carol", 3: "山田花子"}  # (8 cells at most)
+            import attrs
+            scr = app.screen                 # every seat a person's, as at a server's table
+            latest = app.feeds[0].latest
+            scr.show(attrs.evolve(latest, seats=("human",) * len(latest.seats)))
+            await pilot.pause(0.1)
+            text = str(scr.query_one("#seats", Static).render())
+            assert "…" not in text, text
+            for name in ("hanako12", "carol", "山田花子"):
+                assert name in text, text
+            for row in text.splitlines():
+                if row.strip():
+                    assert "HP" in row and "VP" in row, text
+    asyncio.run(run())
