@@ -360,6 +360,12 @@ SHORT = {
     "auction": {"ja": "同額入札に1回+1", "en": "+1 on a tie, once"},
     "appraisal": {"ja": "無入札の対象を獲得", "en": "takes an unbid target"},
 }
+# … and shorter still, for one line on a panel's border (guild_line) when SHORT does not fit
+TIGHT = {
+    "material": {"ja": "マ+{n}", "en": "M+{n}"},        # M: material, as the card lists say
+    "auction": {"ja": "同額に1回+1", "en": "tie +1, once"},
+    "appraisal": {"ja": "無入札を獲得", "en": "unbid target"},
+}
 
 
 def tx(key: str, lang: str, **kw: object) -> str:
@@ -424,11 +430,16 @@ def guild_lines(cards, guild_id: str, lang: str, width: int = 36) -> list[str]:
     return wrap(guild_name(g, lang), width, lang) + wrap(" " + plain(body), width, lang, indent=" ")
 
 
-def guild_name(g, lang: str) -> str:
-    """A guild with its trait: 金鷹ギルド《競売》 / Golden Hawk Guild: Auction."""
+def guild_name(g, lang: str, short: bool = False) -> str:
+    """A guild with its trait: 金鷹ギルド《競売》 / Golden Hawk Guild: Auction (`short`:
+    without the word guild, 金鷹《競売》 / Golden Hawk: Auction)."""
+    name = g.name.get(lang)
+    if short:
+        for word in ("ギルド", " Guild"):
+            name = name[:-len(word)] if name.endswith(word) else name
     if lang == "ja":
-        return plain(f"{g.name.get(lang)}《{g.trait.name.get(lang)}》")
-    return plain(f"{g.name.get(lang)}: {g.trait.name.get(lang)}")
+        return plain(f"{name}《{g.trait.name.get(lang)}》")
+    return plain(f"{name}: {g.trait.name.get(lang)}")
 
 
 def guild_line(cards, guild_id: str, lang: str, width: int = 35) -> str:
@@ -436,11 +447,16 @@ def guild_line(cards, guild_id: str, lang: str, width: int = 35) -> str:
     《trait》 and what it does in short when that fits."""
     g = cards.guild(guild_id)
     head = guild_name(g, lang)
-    short = SHORT.get(g.trait.kind)
-    if short:
-        full = head + (" " if lang == "ja" else ", ") + short[lang if lang in short else "en"].format(n=g.trait.amount)
-        if cell_len(full) <= width:
-            return full
+    # the effect is kept before the word "Guild" (issue 32 point 8: the English line
+    # was "Black Iron Guild: Ore Vein", the Japanese one said マテリアル+2)
+    for table in (SHORT, TIGHT):
+        short = table.get(g.trait.kind)
+        if not short:
+            continue
+        what = (" " if lang == "ja" else ", ") + short[lang if lang in short else "en"].format(n=g.trait.amount)
+        for name in (head, guild_name(g, lang, short=True)):
+            if cell_len(name + what) <= width:
+                return name + what
     if cell_len(head) <= width:
         return head
     from .i18n import pad

@@ -404,8 +404,10 @@ class DraftScreen(GameScreen):
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
         from .howto import guild_line       # your guild and its trait, on the panel's border
+        width = side.outer_size.width           # the border's: corners, "─ " and " ─"
+        room = width - 6 if width > 12 else 35
         side.border_subtitle = as_text(guild_line(self.cards, obs.seats[self.seat].guild,
-                                                  self.lang, 35))
+                                                  self.lang, room))
         side.update(wrapped(self, lines_text(info)))
 
     def highlighted_card(self):

@@ -312,3 +312,36 @@ def test_the_battle_seats_panel_names_every_player_whole(lang, tmp_path):
                 if row.strip():
                     assert "HP" in row and "VP" in row, text
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_drafts_guild_line_says_what_every_trait_does(lang):
+    """Point 8: on the draft's Info panel border the English guild line dropped the
+    trait's effect ("Black Iron Guild: Ore Vein"; Japanese: 黒鉄ギルド《鉱脈》 マテリアル+2).
+    For every guild, in both languages, the line on the border at 80×24 says the effect
+    and is drawn whole."""
+    import asyncio
+    from textual.widgets import Static
+    from tactical_tui.howto import SHORT, TIGHT, guild_line
+    from tactical_tui.screens import DraftScreen
+    from tui_app import screen_text
+
+    async def run():
+        app = _app(lang, 6)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _play_until(app, pilot, lambda: isinstance(app.screen, DraftScreen)
+                              and app.screen._ready)
+            await pilot.pause(0.1)
+            scr = app.screen
+            side = scr.query_one("#info", Static)
+            mine = app.table.state.seats[0].guild
+            assert side.border_subtitle == guild_line(CARDS, mine, lang, side.outer_size.width - 6)
+            for g in CARDS.guilds:
+                line = guild_line(CARDS, g.id, lang, side.outer_size.width - 6)
+                effects = [t[g.trait.kind][lang].format(n=g.trait.amount)
+                           for t in (SHORT, TIGHT) if g.trait.kind in t]
+                assert any(line.endswith(e) for e in effects), line
+                side.border_subtitle = line
+                await pilot.pause(0.05)
+                assert line in screen_text(app), line
+    asyncio.run(run())
