@@ -35,8 +35,8 @@ Counter: possible when the attacker stands in your critical area; no automatic c
 
 SCREEN = {
     "title": {"ja": "↑↓で選び、Enterで決定。", "en": "↑↓ to choose, Enter to select."},
-    "draft": {"ja": "装備ドラフト: ↑↓でカードを選び、Enterで取得。dで詳細。全員が選ぶと手札が時計回りに渡されます。",
-              "en": "The draft: ↑↓ to choose a card, Enter to pick it, d for details. When everyone has picked, hands pass clockwise."},
+    "draft": {"ja": "装備ドラフト: ↑↓でカードを選び、Enterで取得。dで詳細。全員が選ぶと手札が時計回りに渡されます。種族候補の能力値: 魔=魔力 腕=腕力 知=知力 器=器用 防=防御 敏=敏捷。",
+              "en": "The draft: ↑↓ to choose a card, Enter to pick it, d for details. When everyone has picked, hands pass clockwise. The race candidates' stats: Ma = mana, St = strength, In = intelligence, Dx = dexterity, Df = defense, Ag = agility."},
     "bidding": {"ja": "武器入札: 対象をEnterで選び、入札するカードをEnterで選ぶ。Tabで切替、pでパス。",
                 "en": "Bidding: Enter on a target, then Enter on the card to bid. Tab switches lists, p passes."},
     "build": {"ja": "ビルド: カードを選び e=装備 m=マテリアル化 u=未使用（Enterで装備と未使用を切替）。マテリアル化はその場で表向きに捨て山へ置かれ、戻せません（確認があります）。rで種族、cで確定。違反があると確定できません。全員が確定するまでは、wで確定を取り消して変更できます。",
