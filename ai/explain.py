@@ -38,7 +38,7 @@ _T: dict[str, tuple[str, str]] = {
     # a card of which the seat holds two copies, named by where it is now (issue 32
     # point 12: with one Traveler's Boots equipped and one materialized, the hint said
     # "Traveler's Boots: unused")
-    "copy": ("{zone}の{card}", "{card} ({zone})"),
+    "card.copy": ("{zone}の{card}", "{card} ({zone})"),
     "zone.equip": ("装備中", "equipped"),
     "zone.materialize": ("マテリアル化済み", "materialized"),
     "zone.unused": ("未使用", "unused"),
@@ -90,7 +90,7 @@ def reason_text(reason: Reason, cards: CardSet, lang: str, obs=None) -> str:
             params[key] = cards.card(v).name.get(lang)
             zone = _zone_of_copy(v, cards, obs) if key == "card" else None
             if zone is not None:
-                params[key] = _T["copy"][i].format(card=params[key], zone=_T["zone." + zone][i])
+                params[key] = _T["card.copy"][i].format(card=params[key], zone=_T["zone." + zone][i])
     if isinstance(params.get("target"), int):
         params["target"] = ("席{}" if lang == "ja" else "Seat {}").format(params["target"] + 1)
     if "skill" in params:
