@@ -253,6 +253,13 @@ class GameScreen(BaseScreen):
         phase = ui("phase." + update.observation.phase, self.lang)
         self.set_topbar([phase[:1].upper() + phase[1:], self.seat_name(self.seat)], status,
                         reserve=self.battle_reserve() if update.observation.phase == "battle" else 0)
+        # the old phase's board and keys are no longer the table's: hidden, so that they
+        # do not show under the new top bar in the moment between the dialog closing and
+        # the new phase's screen (issue 32 point 9: the build's e/m/u/r/c under a battle
+        # top bar)
+        from textual.widgets import Footer
+        for widget in (self.query_one("#body"), self.query_one(Footer)):
+            widget.display = False
 
     def battle_reserve(self) -> int:
         """The cells of the longest "Waiting for Seat 4 · AI: …" the battle may show at

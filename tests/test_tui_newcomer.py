@@ -345,3 +345,47 @@ def test_the_drafts_guild_line_says_what_every_trait_does(lang):
                 await pilot.pause(0.05)
                 assert line in screen_text(app), line
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_under_a_dialog_the_old_phases_board_is_hidden_once_the_table_moves_on(lang):
+    """Point 9: the help is open while the table goes from the bidding to the build; the
+    bidding board beneath (its keys in the Footer) is not the table's any more: its top
+    bar says the build, and its board and Footer are hidden, so they do not show in the
+    moment between the dialog closing and the build's screen coming up."""
+    import asyncio
+    from textual.widgets import Footer, Static
+    from tactical_tui.screens import BidScreen, BuildScreen
+    from tui_app import dialog_open, settle
+    build = {"en": "The build", "ja": "ビルド"}[lang]
+
+    async def run():
+        app = _app(lang, 6, delay=0.3)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _play_until(app, pilot, lambda: isinstance(app.screen, BidScreen)
+                              and app.table.state.bidding is not None
+                              and app.table.state.bidding.round == 3
+                              and app.table.human_to_act() == 0 and not dialog_open(app)
+                              and app.screen.my_turn() and app.screen._ready)
+            await pilot.pause(0.05)
+            await settle(app, pilot, "p")             # the last round: the AIs go on …
+            assert app.table.human_to_act() != 0
+            app.action_help()                         # … under the help (a key typed now
+            await pilot.pause(0.05)                   # would wait for the next question)
+            assert type(app.screen).__name__.startswith("HelpScreen")
+            for _ in range(400):
+                if app.table.state.phase == "build":
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause(0.2)
+            beneath = app.screen_stack[-2]
+            assert isinstance(beneath, BidScreen) and not isinstance(beneath, BuildScreen)
+            assert str(beneath.query_one("#topbar", Static).render()).startswith(build)
+            assert not beneath.query_one("#body").display
+            assert not beneath.query_one(Footer).display
+            await pilot.press("escape")
+            await pilot.pause(0.3)
+            while not isinstance(app.screen, BuildScreen):
+                await settle(app, pilot, "escape")   # (the bid results first)
+            assert app.screen.query_one("#body").display
+    asyncio.run(run())
