@@ -830,9 +830,8 @@ class BattleScreen(GameScreen):
         for a in legal:
             if not isinstance(a, starts):
                 out.append(a)
-            elif a.skill is None:
-                several = len(ranged.get((type(a), a.card), ())) > 1
-                out.append(a if several else None)
+            elif a.skill is None:           # (kept unless its one range has its row)
+                out.append(None if len(ranged.get((type(a), a.card), ())) == 1 else a)
             elif len(ranged[(type(a), a.card)]) == 1:
                 out.append(a)
         return [a for a in out if a is not None]
