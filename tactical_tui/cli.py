@@ -135,6 +135,9 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--retire-after", type=float, default=60.0, metavar="MINUTES",
                    help="retire an unfinished table with no player seated for this long; its "
                         "save is kept in retired/ (0: never; default 60)")
+    h.add_argument("--waiting-max", type=float, default=30.0, metavar="MINUTES",
+                   help="retire a table waiting for its players that nobody started for this "
+                        "long (0: never; default 30)")
     h.add_argument("--finished-listed", type=int, default=20, metavar="N",
                    help="finished tables the lobby lists at most (default 20)")
     h.add_argument("--code-guesses", type=int, default=10, metavar="N",
@@ -201,6 +204,7 @@ RANGES = {
     "tables_per_peer": ("--tables-per-peer", 1, 100_000),
     "tables_per_local": ("--tables-per-local", 1, 100_000),
     "retire_after": ("--retire-after", 0, 10_080),   # minutes (a week); 0: never
+    "waiting_max": ("--waiting-max", 0, 10_080),     # minutes (a week); 0: never
     "finished_listed": ("--finished-listed", 0, 100_000),
     "code_guesses": ("--code-guesses", 1, 100_000),
     "spectator_chat": ("--spectator-chat", 1, 1000),
