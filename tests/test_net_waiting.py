@@ -234,13 +234,15 @@ def test_after_the_game_is_over_a_departure_is_not_a_drop(tmp_path):
             tid = (await a.ask("create", seats=[{"kind": "open"}, {"kind": "ai", "level": "random"},
                                                 {"kind": "ai", "level": "random"}]))["table"]
             await a.ask("join", table=tid)
-            w = await Raw(port).connect()
-            await w.hello("Wes")
-            await w.ask("watch", table=tid)
             assert (await asyncio.wait_for(play(a, tid, 0, random.Random(5)), 300)).over
             a.w.transport.abort()                             # gone after the game: not a drop
-            got = await _seats_msg(w, lambda m: m["seats"][0].status != "connected")
-            assert got["seats"][0].left is True
+            table = server.tables[tid]
+            await _until(lambda: table.slots[0].conn is None)
+            w = await Raw(port).connect()
+            await w.hello("Wes")
+            info = next(x for x in (await w.ask("list"))["tables"] if x.table == tid)
+            assert info.over and info.seats[0].left is True
+            assert info.seats[0].status == "disconnected" and not table.slots[0].takeover
             w.close()
     asyncio.run(run())
 
