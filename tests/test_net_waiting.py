@@ -115,9 +115,11 @@ def test_it_starts_by_itself_when_every_seat_is_taken(tmp_path):
             b, jb = await seated(port, tid, "Bob")
             assert jb["t"] == "ok" and jb["seat"] == 1
             assert not table.waiting
-            ua, ub = await asyncio.wait_for(asyncio.gather(
-                play(a, tid, 0, random.Random(1)), play(b, tid, 1, random.Random(2))), 300)
-            assert ua.over and ub.over
+            # both are sent the game (their first update), and the AI seats play
+            await _until(lambda: any(x.seat in (2, 3) for x in table.game.history))
+            for c in (a, b):
+                while not c.updates:
+                    assert await asyncio.wait_for(c.next(), WAIT) is not None
             for x in (a, b):
                 x.close()
     asyncio.run(run())
@@ -234,7 +236,12 @@ def test_after_the_game_is_over_a_departure_is_not_a_drop(tmp_path):
             tid = (await a.ask("create", seats=[{"kind": "open"}, {"kind": "ai", "level": "random"},
                                                 {"kind": "ai", "level": "random"}]))["table"]
             await a.ask("join", table=tid)
-            assert (await asyncio.wait_for(play(a, tid, 0, random.Random(5)), 300)).over
+            table = server.tables[tid]
+            # to the battle, then ended by agreement (the AI seats agree): the game is over
+            await asyncio.wait_for(play(a, tid, 0, random.Random(5),
+                                        stop=lambda c: table.game.state.phase == "battle"), 300)
+            assert (await a.ask("end", table=tid))["t"] == "ok"
+            assert table.game.over
             a.w.transport.abort()                             # gone after the game: not a drop
             table = server.tables[tid]
             await _until(lambda: table.slots[0].conn is None)
