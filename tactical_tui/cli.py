@@ -341,7 +341,8 @@ def _print_exit_line(app) -> None:
             command = os.environ["TACTICAL_SSH_BACK"]
         else:
             line = t("join.exit_line", app.lang, table=table)
-            command = f"tactical join {session.address} --name {shlex.quote(session.client.name)}"
+            from .lobby import join_command
+            command = join_command(session)
     if line:
         try:
             print(plain(line))
@@ -412,6 +413,10 @@ def main(argv: list[str] | None = None) -> int:
             if problem:
                 print(plain(problem), file=sys.stderr)
                 return 2
+            from . import lobby
+            # the way back to a seat keeps the options the player connected with
+            lobby.JOIN_OPTIONS[:] = ["--lang", args.sub_lang or args.lang] \
+                if (args.sub_lang or args.lang) else []
         seats = None
         if args.seats:
             seats = tuple(x.strip() for x in args.seats.split(",") if x.strip())

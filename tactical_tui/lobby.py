@@ -494,17 +494,28 @@ def seat_note(was: dict, now: dict, lang: str) -> Optional[str]:
     return None
 
 
+JOIN_OPTIONS: list = []         # options the player gave `tactical join` that the way back keeps (cli)
+
+
+def join_command(session) -> str:
+    """`tactical join HOST:PORT --name bob`, as this player connected: started the way
+    this one was (exitline.launcher: `python3 run.py join …` through run.py), with the
+    options they gave (`--lang ja`: JOIN_OPTIONS, set by the cli) — issue 31 point 7."""
+    import shlex
+    from .exitline import launcher
+    extra = "".join(f" {shlex.quote(str(x))}" for x in JOIN_OPTIONS)
+    return f"{launcher()} join {session.address} --name {shlex.quote(session.client.name)}{extra}"
+
+
 def back_command(app) -> tuple[str, str]:
     """How this player gets back to a seat after leaving: ("ssh", "ssh -p 2222
-    bob@host") through the SSH front door (sshdoor.back_command, TACTICAL_SSH_BACK),
-    else ("join", "tactical join HOST:PORT --name bob")."""
+    bob@host") through the SSH front door (sshdoor.back_command, TACTICAL_SSH_BACK; the
+    door remembers the player's language), else ("join", `join_command`)."""
     import os
-    import shlex
     via_ssh = os.environ.get("TACTICAL_SSH_BACK")
     if via_ssh:
         return "ssh", plain(via_ssh)
-    session = app.session
-    return "join", plain(f"tactical join {session.address} --name {shlex.quote(session.client.name)}")
+    return "join", plain(join_command(app.session))
 
 
 def quit_question(app) -> str:

@@ -414,11 +414,19 @@ async def _sit_and_watch(alice, pa, carol, pc) -> None:
                      and carol.screen.latest is not None)
 
 
-async def _create_and_sit(app, pilot) -> None:
-    """c, then Enter on the last row (two open seats, two normal AI seats: the default)."""
+async def _create_and_sit(app, pilot, start: bool = True) -> None:
+    """c, then Enter on the last row (two open seats, two normal AI seats: the default):
+    the table waits for its players (issue 31) — then Enter on its last row, Start (its
+    other open seat is played by the takeover AI, and can still be taken)."""
+    from tactical_tui.lobby import WaitingScreen
     await _until_app(pilot, lambda: _lobby_ready(app))
     await pilot.press("c")
     await _until_app(pilot, lambda: type(app.screen).__name__.startswith("CreateScreen"))
+    await pilot.press("end", "enter")
+    await _until_app(pilot, lambda: isinstance(app.screen, WaitingScreen)
+                     and app.screen.owner())
+    if not start:
+        return
     await pilot.press("end", "enter")
     await _until_app(pilot, lambda: _in_game(app))
 

@@ -555,7 +555,7 @@ class HostedTable:
         meta = {"format": META_FORMAT, "table": self.id, "private": self.private,
                 "code_hash": self.code_hash, "grace": self.grace, "takeover": self.takeover_level,
                 "clock": self.clock, "created": self.created, "peer": self.peer,
-                "waiting": self.waiting, "owner": self.owner, "code": self.code,
+                "waiting": self.waiting, "owner": self.owner,
                 "seats": [{"kind": s.kind, "level": s.level, "name": s.name,
                            "token_hash": s.token_hash} for s in self.slots]}
         try:
@@ -2062,7 +2062,8 @@ class Server:
         if len(slots) != len(game.seats):
             raise ValueError(f"{meta_path}: {len(slots)} seats for {len(game.seats)}")
         clock, peer = meta["clock"], meta.get("peer")
-        waiting, owner, code = meta.get("waiting") is True, meta.get("owner"), meta.get("code")
+        # (the join code itself is kept in memory only, as the tokens: on disk its hash)
+        waiting, owner, code = meta.get("waiting") is True, meta.get("owner"), None
         if game.history:
             waiting = False               # (a table that has played has started)
         if not (type(owner) is int and 0 <= owner < len(slots) and slots[owner].kind == "human"):
