@@ -490,6 +490,8 @@ TUI: dict[str, dict[str, str]] = {
                           "en": "The server refused the table list: {why}"},
     "join.lost": {"ja": "接続が切れました — {n}秒後に再接続します…",
                   "en": "Connection lost — reconnecting in {n} s…"},
+    "join.host_stopped": {"ja": "ホストが停止しました。席はあなたのままです — 再接続を待っています（{n}秒後）…",
+                          "en": "The host has stopped; your seat stays yours — reconnecting (next try in {n} s)…"},
     "join.lost_now": {"ja": "接続が切れました — 再接続しています…", "en": "Connection lost — reconnecting…"},
     "join.back": {"ja": "再接続しました", "en": "Reconnected"},
     "join.closed": {"ja": "{why} — 接続は終わりました（Ctrl+Cで終了）",

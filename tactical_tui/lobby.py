@@ -304,6 +304,7 @@ def _held(app, table) -> None:
     rules = rules_words(app.session.table_facts(table), app.lang)
     app.notify(t("join.wait.begins", app.lang, rules=rules), timeout=10)
     app.seat_views(remote, (room.seat,))
+    log_note(app, remote, "* " + t("join.wait.begins", app.lang, rules=rules))
     _paused_already(app, remote)
 
 
@@ -554,6 +555,8 @@ def banner_text(app) -> Optional[str]:
     if state[0] == "reconnecting":
         import math
         left = math.ceil(state[1] - asyncio.get_running_loop().time())
+        if getattr(app, "_net_bye", None) == "server_stopping":    # said so: not a drop
+            return t("join.host_stopped", app.lang, n=max(0, left))
         return t("join.lost", app.lang, n=left) if left > 0 else t("join.lost_now", app.lang)
     return t("join.closed", app.lang, why=bye_words(state[1], app.lang))
 
@@ -733,6 +736,8 @@ def remote_keys(keys: list) -> list:
             continue
         if action == "app.back_to_title":
             key = (key[0], action, "key.lobby", *key[3:])
+        if action == "app.help":             # the help says the table's rules of play first
+            key = (key[0], "table_help", *key[2:])
         out.append(key)
     return out + [("slash", "chat", "key.chat", True)]
 
@@ -747,8 +752,24 @@ def remote_screen(phase: str, seat: Optional[int]):
     if kind not in _CHAT_KINDS:
         _CHAT_KINDS[kind] = type(kind.__name__, (kind,), {
             "KEYS": remote_keys(kind.KEYS),
-            "action_chat": lambda self: open_chat(self.app)})
+            "action_chat": lambda self: open_chat(self.app),
+            "action_table_help": lambda self: table_help(self.app)})
     return _CHAT_KINDS[kind]
+
+
+def table_help(app) -> None:
+    """`?` at a server's table: its rules of play (turn clock, grace, takeover AI: issue
+    31 point 5), then the phase's help as in a game of one's own."""
+    from .help import help_text
+    from .howto import HelpScreen
+    live = app.live
+    table = getattr(live, "table", None)
+    facts = app.session.table_facts(table) if app.session is not None and table is not None else {}
+    head = t("join.table", app.lang, table=plain(table), phase="") .rstrip() + ": " + \
+        rules_words(facts, app.lang)
+    body = head + "\n\n" + help_text(app.lang, app._phase or "title")
+    app.push_screen(localized(HelpScreen, app.lang)(t("help.title", app.lang), as_text(body, lines=True)),
+                    lambda _: app.call_later(app._sync))
 
 
 def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> str:
@@ -864,8 +885,8 @@ class LobbyScreen(MenuScreen):
         return lines_text(lines)
 
     def refresh_view(self) -> None:
-        if not self.mounted:
-            return                       # it draws itself once mounted
+        if not self.mounted or not self.is_attached or not self.query("#topbar"):
+            return                       # it draws itself once mounted (and not once gone)
         session = self.app.session
         name = plain(session.client.name) if session is not None else "?"
         address = plain(session.address) if session is not None else "?"
@@ -1126,6 +1147,7 @@ class WaitingScreen(MenuScreen):
         return bool(getattr(self.app, "requesting", False))
 
     done = False                         # left on purpose, or the game came up in its place
+    _placed = False                      # the cursor was put on Start once
 
     def on_unmount(self) -> None:
         """The app ends with the waiting room up (Ctrl+C, y): the seat is given up, as by
@@ -1210,7 +1232,7 @@ class WaitingScreen(MenuScreen):
         return out
 
     def refresh_view(self) -> None:
-        if not self.is_attached:
+        if not self.is_attached or not self.query("#topbar"):
             return
         facts = self.facts()
         session = self.app.session
@@ -1232,8 +1254,12 @@ class WaitingScreen(MenuScreen):
         self.query_one("#wait-info", Static).update(lines_text(lines))
         form = self.query_one("#form", QuestionList)
         at = form.highlighted
-        form.show("wait", [Option(as_text(text), id=key) for key, text in self.rows()])
-        if at is not None and at < form.option_count:
+        rows = self.rows()
+        form.show("wait", [Option(as_text(text), id=key) for key, text in rows])
+        if not self._placed and rows and rows[-1][0] == "start":
+            self._placed = True              # the owner's cursor starts on Start: Enter plays
+            form.highlighted = len(rows) - 1
+        elif at is not None and at < form.option_count:
             form.highlighted = at
         form.focus()
         chat = [ln for ln in (session.chat if session else []) if ln.get("table") == self.table][-3:]

@@ -410,10 +410,19 @@ class Session:
         signal (a terminal that went away is a lost connection, not a choice)."""
         if self.hung_up():
             return
-        if self.client.connected:
-            self.client.send_last("leave", table=table)
+        self._send_leave(table)
         self.client.seats.pop(table, None)
         self.client.watching.pop(table, None)
+
+    def _send_leave(self, table) -> None:
+        if not self.client.connected:
+            return
+        last = getattr(self.client, "send_last", None)
+        if last is not None:
+            last("leave", table=table)
+        else:                                  # (a client without it: in a task)
+            fut = self.client.send("leave", table=table)
+            fut.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     def forget(self, remote: RemoteTable) -> None:
         """A view left its table: the server is told (`leave`, unless the app ends on a
@@ -426,8 +435,7 @@ class Session:
             self.unseated(remote.table)        # a finished game: no seat to come back to
         if self.hung_up():
             return                             # (the connection ends with the app: a drop)
-        if self.client.connected:
-            self.client.send_last("leave", table=remote.table)
+        self._send_leave(remote.table)
         self.client.seats.pop(remote.table, None)
         self.client.watching.pop(remote.table, None)
 
