@@ -609,6 +609,9 @@ def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeyp
             async with first.run_test(size=(80, 24)) as pilot:
                 await _create_and_sit(first, pilot)
                 table, version = first.live.table, first.feeds[0].latest.version
+                # the terminal went away: a hang-up (SIGHUP sets `leaving`) — issue 31: a
+                # player who quits on purpose `leave`s instead, and is "left", played at once
+                first.leaving = True
             await asyncio.sleep(0.05)
             assert host.table.slots[0].status == "disconnected"
             import io
@@ -813,7 +816,7 @@ def test_the_takeover_ai_deciding_counts_as_an_ai_seat_in_the_turn():
 
 @pytest.mark.parametrize("lang, ssh, words", [
     ("en", None, "Leave the table? Seat 1 stays yours. To come back, run:\n  tactical join "
-                 "127.0.0.1:{port} --name alice\nUntil then, after a short while, the AI plays it"),
+                 "127.0.0.1:{port} --name alice\nUntil then, the AI plays it"),   # (issue 31: at once)
     ("en", "ssh -p 2222 alice@10.0.0.5", "To come back, log in again:\n  ssh -p 2222 alice@10.0.0.5\n"),
     ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします:\n"
                                         "  ssh -p 2222 alice@10.0.0.5\n戻るまでの間"),
@@ -987,11 +990,13 @@ def test_a_burst_on_create_makes_one_table_and_sits_once(tmp_path):
                 form.highlighted = form.option_count - 1
                 for k in ("enter", "enter", "down", "enter"):
                     alice.post_message(events.Key(k, None))
-                await _until_app(pa, lambda: _in_game(alice))
+                # (issue 31: the table waits for its players — the burst does not start it)
+                from tactical_tui.lobby import WaitingScreen
+                await _until_app(pa, lambda: isinstance(alice.screen, WaitingScreen))
                 for _ in range(30):
                     await pa.pause(0.02)
                 assert len(host.server.tables) == 1
-                assert alice.viewer == 0 and alice.screen.phase == "draft"
+                assert isinstance(alice.screen, WaitingScreen) and alice.screen.seat == 0
                 assert not alice.requesting
-                assert len(alice.feeds[0].latest.observation.hand) == 8    # no pick made
+                assert host.table.waiting and host.table.live.version == 0    # no pick made
     asyncio.run(run())
