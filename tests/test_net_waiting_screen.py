@@ -82,7 +82,10 @@ def test_the_waiting_room_a_wrong_code_asked_again_and_leaving_told_apart(tmp_pa
                 await _until_app(pb, lambda: _in_game(bob))
                 await _until_app(pa, lambda: _in_game(ann))
                 assert not table.waiting
-                assert any(w["begins"] in line for line in _log(ann))
+                # both are told the game begins, with its rules of play (the one whose join
+                # filled it too: the table's facts come before its first update)
+                for app in (ann, bob):
+                    assert any(w["begins"] in line and w["rules"] in line for line in _log(app)), _log(app)
                 # Bob leaves on purpose (to the lobby; Ctrl+C, y does the same on its way
                 # out: app.on_unmount): "left the table", not a lost connection
                 said = _said(ann)

@@ -654,6 +654,8 @@ class HostedTable:
             if s.kind == "open":
                 s.takeover = True
         self.start()
+        # who sits where and the table's facts (not waiting now) before the first updates
+        self.broadcast_seats()
         for i, s in enumerate(self.slots):
             if s.conn is not None and s.sub is None:
                 s.sub = self._subscribe(s.conn, i)
@@ -662,7 +664,6 @@ class HostedTable:
                 self._subscribe(conn, None).close()
             if self._spectate is None:
                 self._spectate = self.live.subscribe(None, callback=self._to_watchers)
-        self.broadcast_seats()
         self.changed()
 
     def start_by(self, conn: "Connection", req: P.Start) -> dict:
