@@ -274,8 +274,18 @@ async def join_table(app, table, seat: Optional[int], code: Optional[str] = None
         _wait_at(app, table, seat)
         return True
     app.seat_views(remote, (seat,))
+    if answer.get("waiting") is True:    # it started as we sat down (every seat taken)
+        _begins(app, remote)
     _paused_already(app, remote)
     return True
+
+
+def _begins(app, remote) -> None:
+    """The game of a table we waited at begins: said, with its rules of play, and kept
+    in the seat's log."""
+    rules = rules_words(app.session.table_facts(remote.table), app.lang)
+    app.notify(t("join.wait.begins", app.lang, rules=rules), timeout=10)
+    log_note(app, remote, "* " + t("join.wait.begins", app.lang, rules=rules))
 
 
 def _wait_at(app, table, seat: Optional[int]) -> None:
@@ -301,10 +311,8 @@ def _held(app, table) -> None:
         app.pop_screen()                 # (a dialog over the waiting room)
     if app.screen_stack[-1] is room:
         app.pop_screen()
-    rules = rules_words(app.session.table_facts(table), app.lang)
-    app.notify(t("join.wait.begins", app.lang, rules=rules), timeout=10)
     app.seat_views(remote, (room.seat,))
-    log_note(app, remote, "* " + t("join.wait.begins", app.lang, rules=rules))
+    _begins(app, remote)
     _paused_already(app, remote)
 
 
