@@ -201,3 +201,22 @@ def test_the_door_remembers_a_players_language(tmp_path):
     assert LangMemory(tmp_path, most=3).get(taro) is None         # the oldest forgotten
     (tmp_path / LangMemory.FILE).write_text("not json")
     assert LangMemory(tmp_path).langs == {}
+
+
+@pytest.mark.parametrize("lang, left, dropped, gave_up, lobby", [
+    ("en", "* Seat 2 (bob) left the table; the AI plays it until they come back",
+     "* Seat 2 (bob) lost the connection", "* bob left Seat 2 (it is open again)", "2 bob (left)"),
+    ("ja", "* 席2（bob）がテーブルを離れました。戻るまでAIが代行します",
+     "* 席2（bob）の接続が切れました", "* bobが席2を離れました（空席になりました）", "2 bob（退席）")])
+def test_what_a_seats_change_says(lang, left, dropped, gave_up, lobby):
+    """Issue 31 point 3: the log line of a seat whose player left on purpose, of one whose
+    connection dropped, of a waiting table's seat given up; the lobby's word for a seat
+    left after the game's end (not "disconnected")."""
+    from tactical_tui.lobby import seat_note, seat_words
+    was = {"seat": 1, "kind": "human", "name": "bob", "status": "connected", "left": False}
+    assert seat_note(was, {**was, "status": "ai_takeover", "left": True}, lang) == left
+    assert seat_note(was, {**was, "status": "disconnected"}, lang).startswith(dropped)
+    assert seat_note(was, {"seat": 1, "kind": "open", "name": None, "status": "open"}, lang) == gave_up
+    over = {**was, "status": "disconnected", "left": True}
+    assert seat_words(over, lang) == lobby
+    assert "left the table" in seat_note(was, over, "en") and "lost" not in seat_note(was, over, "en")
