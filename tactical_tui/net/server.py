@@ -528,8 +528,14 @@ class HostedTable:
 
     def seat_infos(self) -> tuple[P.SeatInfo, ...]:
         over = self.game.over
+
+        def status(s: Slot) -> str:
+            # after the game's end nobody plays for anyone: a player not here has left
+            if over and s.kind == "human" and s.conn is None:
+                return "disconnected"
+            return s.status
         return tuple(P.SeatInfo(i, "human" if s.kind == "human" else s.kind, s.name,
-                                s.level if s.kind == "ai" else None, s.status,
+                                s.level if s.kind == "ai" else None, status(s),
                                 s.kind == "human" and s.conn is None and (s.left or over))
                      for i, s in enumerate(self.slots))
 
