@@ -264,7 +264,9 @@ def join_args(args, lang: str):
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if unix_path:
             address = f"{address} ({unix_path})"
-        return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang))
+        from .exitline import launcher
+        return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang),
+                       launcher=plain(launcher()))
     return (host, port, name, unix_path), None
 
 

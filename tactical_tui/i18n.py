@@ -410,9 +410,9 @@ TUI: dict[str, dict[str, str]] = {
     "join.topbar": {"ja": "TACTICAL — ロビー  {name} @ {address}", "en": "TACTICAL — Lobby  {name} @ {address}"},
     "join.connecting": {"ja": "{address} に接続しています…", "en": "Connecting to {address}…"},
     "join.no_server": {"ja": "{address} で待ち受けているサーバーがありません（{why}）。"
-                             "サーバーは tactical host で起動します。",
+                             "サーバーは {launcher} host で起動します。",
                        "en": "Nothing is listening at {address} ({why}). "
-                             "Start a server with: tactical host"},
+                             "Start a server with: {launcher} host"},
     "join.bad_name": {"ja": "名前は表示できる文字1〜24字です（前後に空白なし、結合文字で始めず、続けるのは8個まで）: 「{name}」",
                       "en": "A name is 1 to 24 printable characters, no spaces at either end, not "
                             "starting with a combining mark nor stacking more than 8: \"{name}\""},

@@ -108,7 +108,9 @@ async def _connect(app) -> None:
     except (OSError, asyncio.TimeoutError) as exc:
         from .text import os_error_text
         why = os_error_text(exc, app.lang) if isinstance(exc, OSError) else type(exc).__name__
-        problem = t("join.no_server", app.lang, address=session.address, why=why)
+        from .exitline import launcher
+        problem = t("join.no_server", app.lang, address=session.address, why=why,
+                    launcher=plain(launcher()))
     except Exception as exc:  # noqa: BLE001 - a refusal, or not our protocol at all
         from .net.client import ConnectionLost, Refusal
         if isinstance(exc, Refusal):

@@ -220,3 +220,20 @@ def test_what_a_seats_change_says(lang, left, dropped, gave_up, lobby):
     over = {**was, "status": "disconnected", "left": True}
     assert seat_words(over, lang) == lobby
     assert "left the table" in seat_note(was, over, "en") and "lost" not in seat_note(was, over, "en")
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Start a server with: python3 run.py host"),
+                                         ("ja", "サーバーは python3 run.py host で起動します")])
+def test_no_server_names_the_command_that_starts_one(monkeypatch, lang, words):
+    """Issue 32 point 3: `join` to a port where nothing listens says how to start a host,
+    as this game was started (run.py)."""
+    import socket
+    from types import SimpleNamespace
+
+    from tactical_tui.cli import join_args
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]             # (closed again: nothing listens there)
+    monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
+    got, problem = join_args(SimpleNamespace(address=f"127.0.0.1:{port}", name="ann", socket=None), lang)
+    assert got is None and words in problem
