@@ -445,6 +445,9 @@ TUI: dict[str, dict[str, str]] = {
                               "Esc: テーブルを離れる（席は空きます）",
                         "en": "The game begins when {owner} starts it, or once every seat is taken. "
                               "Esc leaves the table (your seat is open again)."},
+    "join.wait.watcher": {"ja": "{owner}が開始するか、全席が埋まるとゲームが始まります（観戦中）。Esc: ロビーへ",
+                          "en": "The game begins when {owner} starts it, or once every seat is taken "
+                                "(you are watching). Esc: the lobby."},
     "join.wait.nobody": {"ja": "作成者", "en": "its creator"},
     "join.wait.start": {"ja": "▶ 開始（空席はAIが代行）", "en": "▶ Start (open seats: the AI plays)"},
     "join.wait.gone": {"ja": "テーブル {table} はなくなりました（開始されないまま時間が過ぎました）",

@@ -1259,7 +1259,8 @@ class WaitingScreen(MenuScreen):
         else:
             seats = {s.get("seat"): s for s in self.seats()}
             owner = seats.get(facts.get("owner"), {}).get("name")
-            lines += break_lines(t("join.wait.guest", self.lang, owner=_name(owner) if owner else
+            lines += break_lines(t("join.wait.guest" if self.seat is not None else "join.wait.watcher",
+                                   self.lang, owner=_name(owner) if owner else
                                    t("join.wait.nobody", self.lang)), 76)
         self.query_one("#wait-info", Static).update(lines_text(lines))
         form = self.query_one("#form", QuestionList)

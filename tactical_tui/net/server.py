@@ -167,7 +167,13 @@ def _cards_for(fp: str) -> CardSet:
 
 def init_worker(cards_toml: Optional[str], nice: int = 0) -> None:
     """A worker process's initializer: the server's card data (None: the shipped one),
-    and `nice` added to the worker's niceness (make_executor: AI_NICE)."""
+    and `nice` added to the worker's niceness (make_executor: AI_NICE). A worker ignores
+    SIGINT: Ctrl+C in the host's terminal reaches its whole process group, and the host
+    stops its pool itself (each worker printed a KeyboardInterrupt traceback over the
+    host's last lines)."""
+    import signal
+    with contextlib.suppress(ValueError):        # (not the main thread: not a worker)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice:
         os.nice(nice)
     if cards_toml is not None:
