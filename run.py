@@ -64,11 +64,12 @@ def main(argv: list[str]) -> int:
                    for a in args):
             args = ["-n", "auto", "--dist", "worksteal", *args]   # one worker per core
         cmd = [str(BIN / "python"), "-m", "pytest", *args]
+        env = None
     else:
         cmd = [str(BIN / "tactical"), *argv]
-    # the commands the game prints ("Continue with: … --resume", "… join HOST") must work
-    # for how it was started: this script, not a `tactical` that is only inside .venv/bin
-    env = {**os.environ, "TACTICAL_COMMAND": launcher_command()}
+        # the commands the game prints ("Continue with: … --resume", "… join HOST") must
+        # work for how it was started: this script, not a `tactical` only in .venv/bin
+        env = {**os.environ, "TACTICAL_COMMAND": launcher_command()}
     try:
         return subprocess.call(cmd, cwd=ROOT, env=env)
     except KeyboardInterrupt:
