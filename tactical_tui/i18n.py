@@ -474,7 +474,7 @@ TUI: dict[str, dict[str, str]] = {
     "join.create.open": {"ja": "空席（人が座る）", "en": "Open (for a person)"},
     "join.create.private": {"ja": "非公開（参加コードで参加）", "en": "Private (join by code)"},
     "join.create.clock": {"ja": "持ち時間（1判断）", "en": "Turn clock (per decision)"},
-    "join.create.grace": {"ja": "切断した席・空席をAIが代行するまで", "en": "AI plays a dropped or open seat after"},
+    "join.create.grace": {"ja": "切断した席をAIが代行するまで", "en": "AI plays a dropped seat after"},
     "join.create.takeover": {"ja": "代行するAI", "en": "Takeover AI"},
     "join.create.clock_off": {"ja": "なし", "en": "off"},
     "join.create.seconds": {"ja": "{n}秒", "en": "{n} s"},
@@ -514,6 +514,8 @@ TUI: dict[str, dict[str, str]] = {
     "join.help": {"ja": "ロビー: ↑↓でテーブルを選び、Enterで席を選ぶか観戦。j=最初の空席に座る  w=観戦  "
                         "c=テーブルを作る  r=一覧を更新  Ctrl+C=終了\n"
                         "非公開のテーブルには参加コードが要ります（作った人に表示されます）。\n"
+                        "新しいテーブルは参加者を待ちます: 作った人が「開始」するか、全席が埋まると始まります"
+                        "（開始時の空席は代行AIがプレイし、あとから座れます）。\n"
                         "ゲーム中: /=チャット（1行、Enterで送信）。ほかのキーはひとりで遊ぶときと同じです。"
                         "ヒント（h・H）はあなたの席に見えていることだけから計算されます。\n"
                         "接続が切れると上に表示が出て、自動でつなぎ直し、同じ席に戻ります。"
@@ -523,6 +525,9 @@ TUI: dict[str, dict[str, str]] = {
                   "en": "Lobby: ↑↓ to choose a table, Enter to choose a seat or watch. j = sit at the first "
                         "open seat  w = watch  c = create a table  r = refresh the list  Ctrl+C = quit\n"
                         "A private table needs its join code (shown to whoever created it).\n"
+                        "A new table waits for its players: it begins when its creator starts it, or "
+                        "once every seat is taken (seats still open are then played by the takeover "
+                        "AI, and can be taken later).\n"
                         "In a game: / = chat (one line, Enter sends). Every other key is as in a game of "
                         "your own. Hints (h, H) come from what your seat may see only.\n"
                         "If the connection drops, a banner says so; the game reconnects by itself and "
