@@ -695,10 +695,12 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
                     "* Seat 1 (carol) is back" if lang == "en" else "* 席1（carol）が戻りました")
                     in screen_text(bob))
                 log = [e.chat for e in bob.feeds[1].log if getattr(e, "chat", None)]
-                assert log == ([
+                assert log == ([   # (issue 31: Bob's join filled the table, and it began)
+                    "* The game begins — clock off · AI after 0.2 s · takeover AI normal",
                     "* Seat 1 (carol) lost the connection; the AI plays it if they are not back soon",
                     "* The AI plays Seat 1 (carol) until they come back",
                     "* Seat 1 (carol) is back"] if lang == "en" else [
+                    "* ゲームが始まります — 持ち時間 なし・代行まで 0.2秒・代行AI ふつう",
                     "* 席1（carol）の接続が切れました。戻らなければAIが代行します",
                     "* 席1（carol）をAIが代行します（戻るまで）",
                     "* 席1（carol）が戻りました"])
