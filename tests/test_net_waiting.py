@@ -81,9 +81,14 @@ def test_the_owner_starts_it_and_open_seats_are_played_and_can_be_claimed(tmp_pa
             tid = (await a.ask("create", seats=[{"kind": "open"}] * 3, takeover="random"))["table"]
             await a.ask("join", table=tid, seat=0)
             b, _ = await seated(port, tid, "Bob", seat=1)
+            w = await Raw(port).connect()
+            await w.hello("Wes")
+            watched = await w.ask("watch", table=tid)
+            assert watched["t"] == "ok" and watched["waiting"] is True
             table = server.tables[tid]
             await asyncio.sleep(0.3)
             assert table.waiting and table.live.version == 0
+            assert not w.updates and not b.updates            # nothing to show yet
             no = await b.ask("start", table=tid)             # Bob did not create it
             assert no["t"] == "refused" and no["code"] == "not_owner" and no["params"]["owner"] == 0
             assert table.waiting
@@ -93,12 +98,15 @@ def test_the_owner_starts_it_and_open_seats_are_played_and_can_be_claimed(tmp_pa
             # both seated players get their first update now; the AI plays seat 3
             await _until(lambda: bool(a.inbox) or bool(a.updates))
             await _until(lambda: any(x.seat == 2 for x in table.game.history))
+            while not w.updates:                             # the watcher's first update too
+                assert await asyncio.wait_for(w.next(), WAIT) is not None
+            assert w.updates[0].seat is None
             again = await a.ask("start", table=tid)
             assert again["t"] == "refused" and again["code"] == "started"
             # seat 3 claimed later, as before the issue
             c, jc = await seated(port, tid, "Cy", seat=2)
             assert jc["t"] == "ok" and jc["seat"] == 2 and "waiting" not in jc
-            for x in (a, b, c):
+            for x in (a, b, c, w):
                 x.close()
     asyncio.run(run())
 
@@ -224,6 +232,11 @@ def test_leaving_is_not_a_lost_connection_and_the_log_counts_seats_from_one(tmp_
             assert dropped["seats"][2].left is False and dropped["seats"][2].status == "disconnected"
             assert not table.slots[2].takeover                # the grace first
             a.close()
+        # a restarted host: Bob left, played at once; Cy lost the connection, the grace
+        async with running(tmp_path) as (server, port):
+            table = next(iter(server.tables.values()))
+            assert table.slots[1].left and table.slots[1].takeover
+            assert not table.slots[2].left and not table.slots[2].takeover
     asyncio.run(run())
     text = caplog.text
     assert "seat 2 left ('Bob')" in text and "seat 3 disconnected ('Cy')" in text

@@ -569,7 +569,7 @@ class HostedTable:
                 "clock": self.clock, "created": self.created, "peer": self.peer,
                 "waiting": self.waiting, "owner": self.owner,
                 "seats": [{"kind": s.kind, "level": s.level, "name": s.name,
-                           "token_hash": s.token_hash} for s in self.slots]}
+                           "token_hash": s.token_hash, "left": s.left} for s in self.slots]}
         try:
             write_atomic(self.meta_path, json.dumps(meta, ensure_ascii=False, indent=1))
         except OSError as exc:
@@ -629,7 +629,9 @@ class HostedTable:
         # resumed: nobody is connected yet; an open seat nobody takes is played by the
         # takeover AI after the grace too — no table waits for ever (issue 17 point 5)
         for i, s in enumerate(self.slots):
-            if s.kind in ("human", "open") and s.conn is None:
+            if s.kind == "human" and s.conn is None and s.left and not self.game.over:
+                s.takeover = True             # (left on purpose before a restart: played at once)
+            elif s.kind in ("human", "open") and s.conn is None:
                 self._start_grace(i)
         self.lonely()
 
@@ -871,7 +873,9 @@ class HostedTable:
         if slot.grace is not None:
             slot.grace.cancel()
             slot.grace = None
-        slot.left = False
+        if slot.left:
+            slot.left = False
+            self.save_meta()
         if self.waiting and self.owner != seat and (conn is self.creator or self.owner is None):
             self.owner = seat                 # its creator (or the first to sit) starts it
             self.save_meta()
@@ -983,6 +987,8 @@ class HostedTable:
         elif left or self.game.over:
             slot.left = True
             log.info("table %s: seat %d left (%r)", self.id, seat + 1, conn.name)
+            if not self.game.over:
+                self.save_meta()
             if not self.game.over and not self.waiting and not self.live.closed:
                 slot.takeover, slot.reclaim = True, False
                 log.info("table %s: seat %d taken over by the %s AI", self.id, seat + 1,
@@ -2071,7 +2077,8 @@ class Server:
             name, token_hash = s["name"], s["token_hash"]
             if not (name is None or type(name) is str) or not (token_hash is None or type(token_hash) is str):
                 raise ValueError(f"{meta_path}: seat {i} is damaged")
-            slots.append(Slot(kind, level if kind == "ai" else None, name, token_hash))
+            slots.append(Slot(kind, level if kind == "ai" else None, name, token_hash,
+                              left=s.get("left") is True and kind == "human"))
         if len(slots) != len(game.seats):
             raise ValueError(f"{meta_path}: {len(slots)} seats for {len(game.seats)}")
         clock, peer = meta["clock"], meta.get("peer")
