@@ -2073,10 +2073,10 @@ class Server:
             kind, level = s["kind"], s["level"]
             if kind not in ("open", "human", "ai") or (kind == "ai") == game.seats[i].human \
                     or (kind == "ai" and level != game.seats[i].level):
-                raise ValueError(f"{meta_path}: seat {i} does not match the save")
+                raise ValueError(f"{meta_path}: seat {i + 1} does not match the save")
             name, token_hash = s["name"], s["token_hash"]
             if not (name is None or type(name) is str) or not (token_hash is None or type(token_hash) is str):
-                raise ValueError(f"{meta_path}: seat {i} is damaged")
+                raise ValueError(f"{meta_path}: seat {i + 1} is damaged")
             slots.append(Slot(kind, level if kind == "ai" else None, name, token_hash,
                               left=s.get("left") is True and kind == "human"))
         if len(slots) != len(game.seats):
