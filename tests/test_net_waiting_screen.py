@@ -237,3 +237,15 @@ def test_no_server_names_the_command_that_starts_one(monkeypatch, lang, words):
     monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
     got, problem = join_args(SimpleNamespace(address=f"127.0.0.1:{port}", name="ann", socket=None), lang)
     assert got is None and words in problem
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_how_to_play_names_the_launcher(monkeypatch, lang):
+    """Issue 32 point 3: How to play's keys page says `python3 run.py --resume` when the
+    game was started through run.py, `tactical --resume` otherwise."""
+    from tactical_tui.howto import page_text
+    monkeypatch.delenv("TACTICAL_COMMAND", raising=False)
+    assert "tactical --resume" in page_text(None, "keys", lang)
+    monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
+    text = page_text(None, "keys", lang)
+    assert "python3 run.py --resume" in text and "tactical --resume" not in text
