@@ -106,7 +106,7 @@ LOCAL_RATE = 400.0
 # of the table for the connection, `cards` is the 64 KB card data, `create` deals a game
 # and writes two files, `list` is every table's seats. Anything else: 1.
 REQUEST_COST = {"watch": 4, "join": 4, "cards": 10, "create": 10, "list": 2,
-                "setup": 10, "start": 4}       # (setup may deal anew and write the save)
+                "setup": 4, "start": 4}        # (setup may deal anew and write the save)
 TABLES_PER_PEER = 5           # unfinished tables one peer (address, IPv6 /64) created
 TABLES_PER_LOCAL = 50         # ... this machine (the SSH door's players create theirs here)
 RETIRE_AFTER = 3600.0         # seconds an unfinished table may have no human seated
