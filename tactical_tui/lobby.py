@@ -775,8 +775,11 @@ def table_help(app) -> None:
     live = app.live
     table = getattr(live, "table", None)
     facts = app.session.table_facts(table) if app.session is not None and table is not None else {}
-    head = t("join.table", app.lang, table=plain(table), phase="") .rstrip() + ": " + \
+    head = t("join.table", app.lang, table=plain(table), phase="").rstrip() + ": " + \
         rules_words(facts, app.lang)
+    code = app.session.codes.get(table) if app.session is not None else None
+    if code and facts.get("private", True):
+        head += "\n" + t("join.code", app.lang, code=plain(code))     # (private: its code)
     body = head + "\n\n" + help_text(app.lang, app._phase or "title")
     app.push_screen(localized(HelpScreen, app.lang)(t("help.title", app.lang), as_text(body, lines=True)),
                     lambda _: app.call_later(app._sync))

@@ -86,6 +86,11 @@ def test_the_waiting_room_a_wrong_code_asked_again_and_leaving_told_apart(tmp_pa
                 # filled it too: the table's facts come before its first update)
                 for app in (ann, bob):
                     assert any(w["begins"] in line and w["rules"] in line for line in _log(app)), [x for x in _log(app) if x]
+                # `?` in the game: the table's rules of play first (and, private, its code)
+                await pa.press("question_mark")
+                await _until_app(pa, lambda: w["rules"] in screen_text(ann))
+                assert code in screen_text(ann)
+                await pa.press("escape")
                 # Bob leaves on purpose (to the lobby; Ctrl+C, y does the same on its way
                 # out: app.on_unmount): "left the table", not a lost connection
                 said = _said(ann)
