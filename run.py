@@ -43,6 +43,14 @@ def ensure_env() -> None:
     STAMP.write_text(_wanted_stamp())
 
 
+def launcher_command() -> str:
+    """`python3 run.py` as the player typed it (the script's path as given: it works
+    from the folder they typed it in)."""
+    import shlex
+    python = "py" if os.name == "nt" else "python3"
+    return f"{python} {shlex.quote(sys.argv[0] or 'run.py')}"
+
+
 def main(argv: list[str]) -> int:
     try:
         ensure_env()
@@ -56,10 +64,14 @@ def main(argv: list[str]) -> int:
                    for a in args):
             args = ["-n", "auto", "--dist", "worksteal", *args]   # one worker per core
         cmd = [str(BIN / "python"), "-m", "pytest", *args]
+        env = None
     else:
         cmd = [str(BIN / "tactical"), *argv]
+        # the commands the game prints ("Continue with: … --resume", "… join HOST") must
+        # work for how it was started: this script, not a `tactical` only in .venv/bin
+        env = {**os.environ, "TACTICAL_COMMAND": launcher_command()}
     try:
-        return subprocess.call(cmd, cwd=ROOT)
+        return subprocess.call(cmd, cwd=ROOT, env=env)
     except KeyboardInterrupt:
         return 130
 

@@ -135,6 +135,9 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--retire-after", type=float, default=60.0, metavar="MINUTES",
                    help="retire an unfinished table with no player seated for this long; its "
                         "save is kept in retired/ (0: never; default 60)")
+    h.add_argument("--waiting-max", type=float, default=30.0, metavar="MINUTES",
+                   help="retire a table waiting for its players that nobody started for this "
+                        "long (0: never; default 30)")
     h.add_argument("--finished-listed", type=int, default=20, metavar="N",
                    help="finished tables the lobby lists at most (default 20)")
     h.add_argument("--code-guesses", type=int, default=10, metavar="N",
@@ -201,6 +204,7 @@ RANGES = {
     "tables_per_peer": ("--tables-per-peer", 1, 100_000),
     "tables_per_local": ("--tables-per-local", 1, 100_000),
     "retire_after": ("--retire-after", 0, 10_080),   # minutes (a week); 0: never
+    "waiting_max": ("--waiting-max", 0, 10_080),     # minutes (a week); 0: never
     "finished_listed": ("--finished-listed", 0, 100_000),
     "code_guesses": ("--code-guesses", 1, 100_000),
     "spectator_chat": ("--spectator-chat", 1, 1000),
@@ -260,7 +264,9 @@ def join_args(args, lang: str):
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if unix_path:
             address = f"{address} ({unix_path})"
-        return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang))
+        from .exitline import launcher
+        return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang),
+                       launcher=plain(launcher()))
     return (host, port, name, unix_path), None
 
 
@@ -337,7 +343,8 @@ def _print_exit_line(app) -> None:
             command = os.environ["TACTICAL_SSH_BACK"]
         else:
             line = t("join.exit_line", app.lang, table=table)
-            command = f"tactical join {session.address} --name {shlex.quote(session.client.name)}"
+            from .lobby import join_command
+            command = join_command(session)
     if line:
         try:
             print(plain(line))
@@ -408,6 +415,10 @@ def main(argv: list[str] | None = None) -> int:
             if problem:
                 print(plain(problem), file=sys.stderr)
                 return 2
+            from . import lobby
+            # the way back to a seat keeps the options the player connected with
+            lobby.JOIN_OPTIONS[:] = ["--lang", args.sub_lang or args.lang] \
+                if (args.sub_lang or args.lang) else []
         seats = None
         if args.seats:
             seats = tuple(x.strip() for x in args.seats.split(",") if x.strip())

@@ -1,13 +1,34 @@
 """Leaving a game: the quit dialog says whether the game is saved and how to take it up
 again, and after the app has exited the terminal gets one line — "Saved. Continue with:
 tactical --resume" — only when an unfinished game was saved (`tactical --resume` with no
-file continues the newest unfinished game, the one just left: cli.py)."""
+file continues the newest unfinished game, the one just left: cli.py). The command is
+the one that works for how the game was started (`launcher`: `python3 run.py --resume`
+through run.py)."""
 
 from __future__ import annotations
 
 from typing import Optional
 
+import os
+
 RESUME = "tactical --resume"
+LAUNCHER_ENV = "TACTICAL_COMMAND"   # how the game was started, when not as `tactical` (run.py sets it)
+
+
+def launcher() -> str:
+    """The command that starts TACTICAL the way this one was started: `tactical`, or
+    what `TACTICAL_COMMAND` says — `python3 run.py` when started through run.py, whose
+    users have no `tactical` on their PATH (issue 32 point 3). A value that is not one
+    short line of printable text is not used."""
+    given = os.environ.get(LAUNCHER_ENV, "").strip()
+    if given and len(given) <= 200 and given.isprintable():
+        return given
+    return "tactical"
+
+
+def resume_command() -> str:
+    """`tactical --resume`, or `python3 run.py --resume` (launcher)."""
+    return f"{launcher()} --resume"
 
 TEXT = {
     "ask.saved": {"ja": "ゲームを終了しますか？ ゲームは保存されています。タイトルの「続きから」"
@@ -51,7 +72,7 @@ def quit_question(app) -> str:
     if table.state.phase == "over":
         return tx("ask.over", lang)
     if _saved(table):
-        return tx("ask.saved", lang, cmd=RESUME)
+        return tx("ask.saved", lang, cmd=resume_command())
     why = getattr(table, "save_problem", None) or tx("no_autosave", lang)
     from .safe import plain
     return tx("ask.unsaved", lang, why=plain(why))
@@ -63,4 +84,4 @@ def exit_line(app) -> Optional[str]:
     table = getattr(app, "exit_game", None) or getattr(app, "table", None)
     if table is None or table.state.phase == "over" or not _saved(table):
         return None
-    return tx("line", app.lang, cmd=RESUME)
+    return tx("line", app.lang, cmd=resume_command())

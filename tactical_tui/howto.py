@@ -496,7 +496,8 @@ def page_text(app, key: str, lang: str) -> str:
     lang = lang if lang in ("ja", "en") else "en"
     if key == "guilds":
         return guild_page(app, lang)
-    return PAGES[key][lang]
+    from .exitline import RESUME, resume_command
+    return PAGES[key][lang].replace(RESUME, resume_command())   # (python3 run.py --resume)
 
 
 class HowToScreen(Guarded, ModalScreen):

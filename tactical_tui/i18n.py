@@ -413,9 +413,9 @@ TUI: dict[str, dict[str, str]] = {
     "join.topbar": {"ja": "TACTICAL — ロビー  {name} @ {address}", "en": "TACTICAL — Lobby  {name} @ {address}"},
     "join.connecting": {"ja": "{address} に接続しています…", "en": "Connecting to {address}…"},
     "join.no_server": {"ja": "{address} で待ち受けているサーバーがありません（{why}）。"
-                             "サーバーは tactical host で起動します。",
+                             "サーバーは {launcher} host で起動します。",
                        "en": "Nothing is listening at {address} ({why}). "
-                             "Start a server with: tactical host"},
+                             "Start a server with: {launcher} host"},
     "join.bad_name": {"ja": "名前は表示できる文字1〜24字です（前後に空白なし、結合文字で始めず、続けるのは8個まで）: 「{name}」",
                       "en": "A name is 1 to 24 printable characters, no spaces at either end, not "
                             "starting with a combining mark nor stacking more than 8: \"{name}\""},
@@ -433,6 +433,29 @@ TUI: dict[str, dict[str, str]] = {
     "join.table": {"ja": "テーブル {table}  {phase}", "en": "Table {table}  {phase}"},
     "join.private": {"ja": "非公開", "en": "private"},
     "join.code": {"ja": "参加コード {code}", "en": "join code {code}"},
+    "join.waiting_mark": {"ja": "[参加者待ち・空席{n}]", "en": "[waiting for players · {n} open]"},
+    "join.rules": {"ja": "持ち時間 {clock}・代行まで {grace}・代行AI {takeover}",
+                   "en": "clock {clock} · AI after {grace} · takeover AI {takeover}"},
+    "join.wait.title": {"ja": "テーブル {table}: 参加者を待っています", "en": "Table {table}: waiting for players"},
+    "join.wait.code": {"ja": "参加コード: {code}（一緒に遊ぶ人に伝えてください）",
+                       "en": "Join code: {code} (give it to the people you play with)"},
+    "join.wait.owner": {"ja": "←→で席と設定を変更し、「開始」でEnter。全席が埋まると自動で始まります。"
+                              "開始時の空席は代行AIがプレイし、あとから座れます。Esc: テーブルを離れる",
+                        "en": "←→ changes a seat or a setting; Enter on Start begins the game. It "
+                              "starts by itself once every seat is taken; seats still open are played "
+                              "by the takeover AI and can be taken later. Esc leaves the table."},
+    "join.wait.guest": {"ja": "{owner}が開始するか、全席が埋まるとゲームが始まります。"
+                              "Esc: テーブルを離れる（席は空きます）",
+                        "en": "The game begins when {owner} starts it, or once every seat is taken. "
+                              "Esc leaves the table (your seat is open again)."},
+    "join.wait.watcher": {"ja": "{owner}が開始するか、全席が埋まるとゲームが始まります（観戦中）。Esc: ロビーへ",
+                          "en": "The game begins when {owner} starts it, or once every seat is taken "
+                                "(you are watching). Esc: the lobby."},
+    "join.wait.nobody": {"ja": "作成者", "en": "its creator"},
+    "join.wait.start": {"ja": "▶ 開始（空席はAIが代行）", "en": "▶ Start (open seats: the AI plays)"},
+    "join.wait.gone": {"ja": "テーブル {table} はなくなりました（開始されないまま時間が過ぎました）",
+                       "en": "Table {table} is gone (nobody started it in time)"},
+    "join.wait.begins": {"ja": "ゲームが始まります — {rules}", "en": "The game begins — {rules}"},
     "join.phase_over": {"ja": "終了", "en": "over"},
     "join.ai_level": {"ja": "AI（{level}）", "en": "AI ({level})"},
     "join.you": {"ja": "あなた", "en": "you"},
@@ -444,6 +467,8 @@ TUI: dict[str, dict[str, str]] = {
     "join.no_open": {"ja": "このテーブルに空席はありません", "en": "This table has no open seat"},
     "join.code_ask": {"ja": "テーブル {table} の参加コード（Enterで決定、Escで取消）:",
                       "en": "Join code of table {table} (Enter: go on, Esc: cancel):"},
+    "join.code_again": {"ja": "{why}。もう一度入力してください — テーブル {table} の参加コード（Escで取消）:",
+                        "en": "{why}. Try again — join code of table {table} (Esc: cancel):"},
     "join.created": {"ja": "非公開テーブル {table} を作りました。参加コード: {code}",
                      "en": "Private table {table} created. Join code: {code}"},
     "join.create.title": {"ja": "テーブルの作成（←→・Enterで変更、▶の行でEnterを押すと作成）",
@@ -452,7 +477,7 @@ TUI: dict[str, dict[str, str]] = {
     "join.create.open": {"ja": "空席（人が座る）", "en": "Open (for a person)"},
     "join.create.private": {"ja": "非公開（参加コードで参加）", "en": "Private (join by code)"},
     "join.create.clock": {"ja": "持ち時間（1判断）", "en": "Turn clock (per decision)"},
-    "join.create.grace": {"ja": "切断した席・空席をAIが代行するまで", "en": "AI plays a dropped or open seat after"},
+    "join.create.grace": {"ja": "切断した席をAIが代行するまで", "en": "AI plays a dropped seat after"},
     "join.create.takeover": {"ja": "代行するAI", "en": "Takeover AI"},
     "join.create.clock_off": {"ja": "なし", "en": "off"},
     "join.create.seconds": {"ja": "{n}秒", "en": "{n} s"},
@@ -471,6 +496,8 @@ TUI: dict[str, dict[str, str]] = {
                           "en": "The server refused the table list: {why}"},
     "join.lost": {"ja": "接続が切れました — {n}秒後に再接続します…",
                   "en": "Connection lost — reconnecting in {n} s…"},
+    "join.host_stopped": {"ja": "ホストが停止しました。席はあなたのままです — 再接続を待っています（{n}秒後）…",
+                          "en": "The host has stopped; your seat stays yours — reconnecting (next try in {n} s)…"},
     "join.lost_now": {"ja": "接続が切れました — 再接続しています…", "en": "Connection lost — reconnecting…"},
     "join.back": {"ja": "再接続しました", "en": "Reconnected"},
     "join.closed": {"ja": "{why} — 接続は終わりました（Ctrl+Cで終了）",
@@ -490,6 +517,8 @@ TUI: dict[str, dict[str, str]] = {
     "join.help": {"ja": "ロビー: ↑↓でテーブルを選び、Enterで席を選ぶか観戦。j=最初の空席に座る  w=観戦  "
                         "c=テーブルを作る  r=一覧を更新  Ctrl+C=終了\n"
                         "非公開のテーブルには参加コードが要ります（作った人に表示されます）。\n"
+                        "新しいテーブルは参加者を待ちます: 作った人が「開始」するか、全席が埋まると始まります"
+                        "（開始時の空席は代行AIがプレイし、あとから座れます）。\n"
                         "ゲーム中: /=チャット（1行、Enterで送信）。ほかのキーはひとりで遊ぶときと同じです。"
                         "ヒント（h・H）はあなたの席に見えていることだけから計算されます。\n"
                         "接続が切れると上に表示が出て、自動でつなぎ直し、同じ席に戻ります。"
@@ -499,6 +528,9 @@ TUI: dict[str, dict[str, str]] = {
                   "en": "Lobby: ↑↓ to choose a table, Enter to choose a seat or watch. j = sit at the first "
                         "open seat  w = watch  c = create a table  r = refresh the list  Ctrl+C = quit\n"
                         "A private table needs its join code (shown to whoever created it).\n"
+                        "A new table waits for its players: it begins when its creator starts it, or "
+                        "once every seat is taken (seats still open are then played by the takeover "
+                        "AI, and can be taken later).\n"
                         "In a game: / = chat (one line, Enter sends). Every other key is as in a game of "
                         "your own. Hints (h, H) come from what your seat may see only.\n"
                         "If the connection drops, a banner says so; the game reconnects by itself and "
@@ -535,6 +567,10 @@ TUI: dict[str, dict[str, str]] = {
     "net.refused.bad_token": {"ja": "席の合言葉（トークン）が違います",
                               "en": "Wrong seat token"},
     "net.refused.bad_code": {"ja": "参加コードが違います", "en": "Wrong join code"},
+    "net.refused.not_started": {"ja": "ゲームはまだ始まっていません", "en": "The game has not started yet"},
+    "net.refused.started": {"ja": "ゲームはもう始まっています", "en": "The game has already started"},
+    "net.refused.not_owner": {"ja": "テーブルを作った人だけができます",
+                              "en": "Only the table's creator can do that"},
     "net.refused.already_seated": {"ja": "このテーブルにはもう席があります",
                                    "en": "You already have a seat at this table"},
     "net.refused.no_open_seat": {"ja": "空いている席がありません", "en": "No seat is open"},
@@ -591,14 +627,21 @@ TUI: dict[str, dict[str, str]] = {
     "net.bye.replaced": {"ja": "別の接続がこの席を引き継ぎました",
                          "en": "Another connection took this seat over"},
     "net.quit.seat": {"ja": "テーブルを離れますか？ {seat}はあなたのままです。戻るには{how}:\n  {command}\n"
-                            "戻るまでの間、少し経つとAIが代わりにプレイします。",
+                            "戻るまでの間、AIが代わりにプレイします。",
                       "en": "Leave the table? {seat} stays yours. To come back, {how}:\n  {command}\n"
-                            "Until then, after a short while, the AI plays it for you."},
+                            "Until then, the AI plays it for you."},
+    "net.quit.waiting": {"ja": "テーブルを離れますか？ ゲームはまだ始まっていないので、席は空きます。",
+                         "en": "Leave the table? The game has not started: your seat is open again."},
     "net.quit.over": {"ja": "終了しますか？（このゲームは終わっています）", "en": "Quit? (This game is over.)"},
     "net.how.ssh": {"ja": "もう一度ログインします", "en": "log in again"},
     "net.how.join": {"ja": "次を実行します", "en": "run"},
     "net.seat.dropped": {"ja": "* {seat}（{who}）の接続が切れました。戻らなければAIが代行します",
                          "en": "* {seat} ({who}) lost the connection; the AI plays it if they are not back soon"},
+    "net.seat.left": {"ja": "* {seat}（{who}）がテーブルを離れました。戻るまでAIが代行します",
+                      "en": "* {seat} ({who}) left the table; the AI plays it until they come back"},
+    "net.seat.left_over": {"ja": "* {seat}（{who}）がテーブルを離れました", "en": "* {seat} ({who}) left the table"},
+    "net.seat.gave_up": {"ja": "* {who}が{seat}を離れました（空席になりました）",
+                         "en": "* {who} left {seat} (it is open again)"},
     "net.seat.takeover": {"ja": "* {seat}（{who}）をAIが代行します（戻るまで）",
                           "en": "* The AI plays {seat} ({who}) until they come back"},
     "net.seat.back": {"ja": "* {seat}（{who}）が戻りました", "en": "* {seat} ({who}) is back"},
@@ -606,6 +649,7 @@ TUI: dict[str, dict[str, str]] = {
     "net.status.open": {"ja": "空席", "en": "open"},
     "net.status.connected": {"ja": "接続中", "en": "connected"},
     "net.status.disconnected": {"ja": "切断中", "en": "disconnected"},
+    "net.status.left": {"ja": "退席", "en": "left"},
     "net.status.ai_takeover": {"ja": "AIが代行中", "en": "AI takeover"},
     "net.status.ai": {"ja": "AI", "en": "AI"},
     "net.host.serving": {"ja": "tactical host: {address} で待ち受け中（再開したテーブル {n} 卓、保存先 {folder}）。Ctrl+C で停止",

@@ -81,6 +81,8 @@ def open_lobby(app, host: str, port: int, name: str, unix_path: str | None = Non
     session.on_tables = lambda: _lobby_refresh(app)
     session.on_seats = lambda remote, before, after: _seats_changed(app, remote, before, after)
     session.on_paused = lambda table, before, now: _paused(app, table, now)
+    session.on_held = lambda table: _held(app, table)
+    session.hung_up = lambda: bool(getattr(app, "leaving", False))   # a signal: a drop, not a leave
     app.push_screen(localized(LobbyScreen, app.lang)())
     connect(app)
 
@@ -106,7 +108,9 @@ async def _connect(app) -> None:
     except (OSError, asyncio.TimeoutError) as exc:
         from .text import os_error_text
         why = os_error_text(exc, app.lang) if isinstance(exc, OSError) else type(exc).__name__
-        problem = t("join.no_server", app.lang, address=session.address, why=why)
+        from .exitline import launcher
+        problem = t("join.no_server", app.lang, address=session.address, why=why,
+                    launcher=plain(launcher()))
     except Exception as exc:  # noqa: BLE001 - a refusal, or not our protocol at all
         from .net.client import ConnectionLost, Refusal
         if isinstance(exc, Refusal):
@@ -180,6 +184,17 @@ def _lobby_refresh(app) -> None:
     lobby = _lobby(app)
     if lobby is not None and lobby.is_attached:
         lobby.refresh_view()
+    _waiting_refresh(app)
+
+
+def _waiting_refresh(app, table=None) -> bool:
+    """The waiting room on screen (of `table`, if given) drawn anew: True if there is one."""
+    for scr in app.screen_stack:
+        if isinstance(scr, WaitingScreen) and (table is None or scr.table == table):
+            if scr.is_attached:
+                scr.refresh_view()
+            return True
+    return False
 
 
 def back_to_lobby(app) -> None:
@@ -214,11 +229,28 @@ def _refused(app, exc) -> None:
     app.notify(t("join.refused", app.lang, why=why), severity="error", timeout=8)
 
 
+CODE_REFUSALS = ("bad_code", "too_many_guesses")
+
+
+def _code_refused(app, table, exc, code, again) -> bool:
+    """A join or watch refused for its join code (wrong, or too many wrong ones): the
+    code is not kept as the table's, and `again(why)` asks for it anew (True), saying
+    why (issue 31 point 2)."""
+    from .net.client import Refusal
+    if not (code and again is not None and isinstance(exc, Refusal) and exc.code in CODE_REFUSALS):
+        return False
+    app.session.codes.pop(table, None)
+    again(words(exc.code, exc.params, app.lang))
+    return True
+
+
 async def join_table(app, table, seat: Optional[int], code: Optional[str] = None,
-                     token: Optional[str] = None) -> bool:
+                     token: Optional[str] = None, again=None) -> bool:
     """Sit at `seat` of `table` (None: the first open one; with `token`: take our seat
-    back): the seat's view comes up with its first update. The token is kept
-    (net.remote.SeatTokens) for a later session."""
+    back): the seat's view comes up with its first update — or, the table waiting for
+    its players, the waiting room (`WaitingScreen`) until it starts. The token is kept
+    (net.remote.SeatTokens) for a later session. A refused join code is asked again
+    (`again(why)`)."""
     from .net.client import ConnectionLost, Refusal
     fields = {"table": table, "seat": seat}
     if code:
@@ -230,16 +262,71 @@ async def join_table(app, table, seat: Optional[int], code: Optional[str] = None
     except (Refusal, ConnectionLost) as exc:
         if token and isinstance(exc, Refusal):
             app.session.unseated(table)
-        _refused(app, exc)
+        if not _code_refused(app, table, exc, code, again):
+            _refused(app, exc)
         return False
     seat = answer.get("seat")
     table = answer.get("table", table)
+    if code and table not in app.session.codes:
+        app.session.codes[table] = code          # (it was right)
     if isinstance(seat, int) and isinstance(answer.get("token"), str):
         app.session.seated(table, seat, answer["token"])
     remote = app.session.remote(table, seat)
+    if answer.get("waiting") is True and not app.session.held.get(table):
+        _wait_at(app, table, seat)
+        return True
     app.seat_views(remote, (seat,))
+    if answer.get("waiting") is True:    # it started as we sat down (every seat taken)
+        _begins(app, remote)
     _paused_already(app, remote)
     return True
+
+
+def _begins(app, remote) -> None:
+    """The game of a table we waited at begins: said, with its rules of play, and kept
+    in the seat's log."""
+    rules = rules_words(app.session.table_facts(remote.table), app.lang)
+    app.notify(t("join.wait.begins", app.lang, rules=rules), timeout=10)
+    log_note(app, remote, "* " + t("join.wait.begins", app.lang, rules=rules))
+
+
+def _wait_at(app, table, seat: Optional[int]) -> None:
+    """The waiting room of `table` (its seat, or None: watching) on screen."""
+    for scr in app.screen_stack:
+        if isinstance(scr, WaitingScreen) and scr.table == table:
+            scr.seat = seat
+            scr.refresh_view()
+            return
+    app.push_screen(localized(WaitingScreen, app.lang)(table, seat))
+
+
+def _held(app, table) -> None:
+    """The first update of a table came with no view on it: the table we wait at has
+    started — its game comes up in place of the waiting room."""
+    room = next((scr for scr in app.screen_stack
+                 if isinstance(scr, WaitingScreen) and scr.table == table), None)
+    if room is None or app.session is None:
+        return
+    room.done = True
+    remote = app.session.remote(table, room.seat)
+    while app.screen_stack and app.screen_stack[-1] is not room and len(app.screen_stack) > 2:
+        app.pop_screen()                 # (a dialog over the waiting room)
+    if app.screen_stack[-1] is room:
+        app.pop_screen()
+    app.seat_views(remote, (room.seat,))
+    _begins(app, remote)
+    _paused_already(app, remote)
+
+
+def rules_words(facts: dict, lang: str) -> str:
+    """A table's rules of play in a line: its turn clock, how long a dropped seat waits
+    for its player (the grace), and the level of the AI that plays it then."""
+    clock, grace, level = facts.get("clock"), facts.get("grace"), facts.get("takeover")
+    secs = lambda v: t("join.create.seconds", lang, n=int(v) if float(v).is_integer() else v)
+    return t("join.rules", lang,
+             clock=t("join.create.clock_off", lang) if clock is None else secs(clock),
+             grace="?" if grace is None else secs(grace),
+             takeover=t("level." + level, lang) if "level." + str(level) in TUI else "?")
 
 
 def _paused_already(app, remote) -> None:
@@ -248,7 +335,7 @@ def _paused_already(app, remote) -> None:
         _paused(app, remote.table, remote.paused)
 
 
-async def watch_table(app, table, code: Optional[str] = None) -> bool:
+async def watch_table(app, table, code: Optional[str] = None, again=None) -> bool:
     from .net.client import ConnectionLost, Refusal
     fields = {"table": table}
     if code:
@@ -256,9 +343,16 @@ async def watch_table(app, table, code: Optional[str] = None) -> bool:
     try:
         answer = await app.session.client.request("watch", **fields)
     except (Refusal, ConnectionLost) as exc:
-        _refused(app, exc)
+        if not _code_refused(app, table, exc, code, again):
+            _refused(app, exc)
         return False
     table = answer.get("table", table)
+    if code and table not in app.session.codes:
+        app.session.codes[table] = code
+    if answer.get("waiting") is True and not app.session.held.get(table):
+        app.session.remote(table, None)
+        _wait_at(app, table, None)
+        return True
     remote = app.session.remote(table, None)
     app.seat_views(remote, (None,))
     _paused_already(app, remote)
@@ -278,8 +372,8 @@ async def create_table(app, seats: list, first_game: bool, private: bool,
         return False
     table, code = answer.get("table"), answer.get("code")
     if code:
-        app.session.codes[table] = code
-        app.notify(t("join.created", app.lang, table=plain(table), code=plain(code)), timeout=30)
+        app.session.codes[table] = code      # (shown in the waiting room and the lobby row too)
+        app.notify(t("join.created", app.lang, table=plain(table), code=plain(code)), timeout=10)
     if any(s.get("kind") == "open" for s in seats):
         return await join_table(app, table, None, code)
     return await watch_table(app, table, code)
@@ -391,9 +485,15 @@ def seat_note(was: dict, now: dict, lang: str) -> Optional[str]:
     """The log's line for a seat's change of status — sat down, lost the connection,
     played by the takeover AI, back — or None."""
     status, before = now.get("status"), was.get("status")
+    if isinstance(now.get("seat"), int) and now.get("kind") == "open" and was.get("kind") == "human":
+        return t("net.seat.gave_up", lang, seat=t("seat", lang, n=now["seat"] + 1),
+                 who=_name(was.get("name") or "?"))
     if not isinstance(now.get("seat"), int) or now.get("kind") != "human":
         return None
     kw = {"seat": t("seat", lang, n=now["seat"] + 1), "who": _name(now.get("name") or "?")}
+    if now.get("left") and not was.get("left") and status in ("disconnected", "ai_takeover"):
+        # on purpose (or after the game's end): not a lost connection (issue 31 point 3)
+        return t("net.seat.left" if status == "ai_takeover" else "net.seat.left_over", lang, **kw)
     if status == "disconnected" and before != "disconnected":
         return t("net.seat.dropped", lang, **kw)
     if status == "ai_takeover" and before != "ai_takeover":
@@ -405,17 +505,28 @@ def seat_note(was: dict, now: dict, lang: str) -> Optional[str]:
     return None
 
 
+JOIN_OPTIONS: list = []         # options the player gave `tactical join` that the way back keeps (cli)
+
+
+def join_command(session) -> str:
+    """`tactical join HOST:PORT --name bob`, as this player connected: started the way
+    this one was (exitline.launcher: `python3 run.py join …` through run.py), with the
+    options they gave (`--lang ja`: JOIN_OPTIONS, set by the cli) — issue 31 point 7."""
+    import shlex
+    from .exitline import launcher
+    extra = "".join(f" {shlex.quote(str(x))}" for x in JOIN_OPTIONS)
+    return f"{launcher()} join {session.address} --name {shlex.quote(session.client.name)}{extra}"
+
+
 def back_command(app) -> tuple[str, str]:
     """How this player gets back to a seat after leaving: ("ssh", "ssh -p 2222
-    bob@host") through the SSH front door (sshdoor.back_command, TACTICAL_SSH_BACK),
-    else ("join", "tactical join HOST:PORT --name bob")."""
+    bob@host") through the SSH front door (sshdoor.back_command, TACTICAL_SSH_BACK; the
+    door remembers the player's language), else ("join", `join_command`)."""
     import os
-    import shlex
     via_ssh = os.environ.get("TACTICAL_SSH_BACK")
     if via_ssh:
         return "ssh", plain(via_ssh)
-    session = app.session
-    return "join", plain(f"tactical join {session.address} --name {shlex.quote(session.client.name)}")
+    return "join", plain(join_command(app.session))
 
 
 def quit_question(app) -> str:
@@ -423,6 +534,9 @@ def quit_question(app) -> str:
     the player's, how to come back, the AI plays it meanwhile (after the table's grace);
     nothing is saved here (the host keeps the game)."""
     live = app.live
+    if live is None and any(isinstance(scr, WaitingScreen) and scr.seat is not None
+                            for scr in app.screen_stack):
+        return t("net.quit.waiting", app.lang)
     seat = getattr(live, "seat", None)
     latest = getattr(live, "latest", None)
     if latest is not None and latest.over:
@@ -451,6 +565,8 @@ def banner_text(app) -> Optional[str]:
     if state[0] == "reconnecting":
         import math
         left = math.ceil(state[1] - asyncio.get_running_loop().time())
+        if getattr(app, "_net_bye", None) == "server_stopping":    # said so: not a drop
+            return t("join.host_stopped", app.lang, n=max(0, left))
         return t("join.lost", app.lang, n=left) if left > 0 else t("join.lost_now", app.lang)
     return t("join.closed", app.lang, why=bye_words(state[1], app.lang))
 
@@ -510,6 +626,8 @@ def _chat(app, msg: dict) -> None:
     """A chat line from the server: in the log strip of the game on screen (and a short
     notification). Its text and name are data (plain)."""
     table = msg.get("table")
+    if _waiting_refresh(app, table):
+        return
     live = app.live
     if live is None or getattr(live, "table", object()) != table:
         return
@@ -628,6 +746,8 @@ def remote_keys(keys: list) -> list:
             continue
         if action == "app.back_to_title":
             key = (key[0], action, "key.lobby", *key[3:])
+        if action == "app.help":             # the help says the table's rules of play first
+            key = (key[0], "table_help", *key[2:])
         out.append(key)
     return out + [("slash", "chat", "key.chat", True)]
 
@@ -642,8 +762,27 @@ def remote_screen(phase: str, seat: Optional[int]):
     if kind not in _CHAT_KINDS:
         _CHAT_KINDS[kind] = type(kind.__name__, (kind,), {
             "KEYS": remote_keys(kind.KEYS),
-            "action_chat": lambda self: open_chat(self.app)})
+            "action_chat": lambda self: open_chat(self.app),
+            "action_table_help": lambda self: table_help(self.app)})
     return _CHAT_KINDS[kind]
+
+
+def table_help(app) -> None:
+    """`?` at a server's table: its rules of play (turn clock, grace, takeover AI: issue
+    31 point 5), then the phase's help as in a game of one's own."""
+    from .help import help_text
+    from .howto import HelpScreen
+    live = app.live
+    table = getattr(live, "table", None)
+    facts = app.session.table_facts(table) if app.session is not None and table is not None else {}
+    head = t("join.table", app.lang, table=plain(table), phase="").rstrip() + ": " + \
+        rules_words(facts, app.lang)
+    code = app.session.codes.get(table) if app.session is not None else None
+    if code and facts.get("private", True):
+        head += "\n" + t("join.code", app.lang, code=plain(code))     # (private: its code)
+    body = head + "\n\n" + help_text(app.lang, app._phase or "title")
+    app.push_screen(localized(HelpScreen, app.lang)(t("help.title", app.lang), as_text(body, lines=True)),
+                    lambda _: app.call_later(app._sync))
 
 
 def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> str:
@@ -653,6 +792,8 @@ def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> 
     if not number:
         return seat_words(info, lang, me)[len(str(n)) + 1:]
     status = str(info.get("status"))
+    if status == "disconnected" and info.get("left") is True:
+        status = "left"                  # on purpose, or after the game's end: not a drop
     state = t("net.status." + status, lang) if "net.status." + status in TUI else plain(status)
     if info.get("kind") == "ai":
         level = str(info.get("level"))
@@ -723,21 +864,28 @@ class LobbyScreen(MenuScreen):
         row is a table to play at (`j` sits at the highlighted one)."""
         session = self.app.session
         tables = list(session.tables.values()) if session is not None else []
-        return sorted(tables, key=lambda info: bool(info.get("over")))
+        # the tables waiting for players first (issue 31), the finished ones last
+        return sorted(tables, key=lambda info: (bool(info.get("over")), info.get("waiting") is not True))
 
     def row(self, info: dict) -> Text:
         session = self.app.session
-        head = t("join.table", self.lang, table=plain(info.get("table")),
-                 phase=phase_words(info, self.lang))
+        if info.get("waiting") is True and not info.get("over"):
+            free = sum(1 for s in info.get("seats", []) if s.get("kind") == "open")
+            phase = t("join.waiting_mark", self.lang, n=free)
+        else:
+            phase = phase_words(info, self.lang)
+        head = t("join.table", self.lang, table=plain(info.get("table")), phase=phase)
         if info.get("private"):
             head += "  " + t("join.private", self.lang)
         if info.get("paused"):
             head += "  " + t("join.paused_mark", self.lang)
-        code = session.codes.get(info.get("table")) if session is not None else None
+        code = (info.get("code") or session.codes.get(info.get("table"))) if session is not None else None
         if code:
             head += "  " + t("join.code", self.lang, code=plain(code))
         mine = session.saved_seats().get(info.get("table"), {}).get("seat") if session else None
         lines = [clip(head, self.WIDTH)]
+        if "grace" in info and not info.get("over"):
+            lines.append("  " + clip(rules_words(info, self.lang), self.WIDTH - 2))
         row = ""
         for s in info.get("seats", []):      # whole seats to a line
             words = clip(seat_words(s, self.lang, me=s.get("seat") == mine), self.WIDTH - 2)
@@ -750,8 +898,8 @@ class LobbyScreen(MenuScreen):
         return lines_text(lines)
 
     def refresh_view(self) -> None:
-        if not self.mounted:
-            return                       # it draws itself once mounted
+        if not self.mounted or not self.is_attached or not self.query("#topbar"):
+            return                       # it draws itself once mounted (and not once gone)
         session = self.app.session
         name = plain(session.client.name) if session is not None else "?"
         address = plain(session.address) if session is not None else "?"
@@ -823,31 +971,38 @@ class LobbyScreen(MenuScreen):
                     request(self.app, join_table(self.app, info["table"], held["seat"],
                                                  token=held["token"]))
                 else:
-                    self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
+                    self._with_code(info, lambda code, again: watch_table(self.app, info["table"], code, again))
                 return
             if k < len(open_seats):
-                self._with_code(info, lambda code: join_table(self.app, info["table"], open_seats[k], code))
+                self._with_code(info, lambda code, again: join_table(self.app, info["table"], open_seats[k],
+                                                                     code, again=again))
             else:
-                self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
+                self._with_code(info, lambda code, again: watch_table(self.app, info["table"], code, again))
         self.app.push_screen(localized(ChoiceScreen, self.lang)(
             t("join.choose", self.lang, table=plain(info.get("table"))), labels), chosen)
 
-    def _with_code(self, info: dict, go) -> None:
-        """`go(code)` — asking for the join code first if the table is private and its
-        code is not known here."""
+    def _with_code(self, info: dict, go, why: Optional[str] = None) -> None:
+        """`go(code, again)` — asking for the join code first if the table is private
+        and its code is not known here. A code the server refuses is not kept as the
+        table's: it is asked for again, saying why (`again`; issue 31 point 2)."""
         session = self.app.session
         table = info.get("table")
-        code = session.codes.get(table)
-        if not info.get("private") or code:
-            request(self.app, go(code))
+        code = info.get("code") or session.codes.get(table)
+        app = self.app
+
+        def again(why: str) -> None:
+            if self.is_attached:
+                self._with_code({**info, "code": None}, go, why)
+        if (not info.get("private") or code) and why is None:
+            request(app, go(code, again))
             return
 
         def given(code) -> None:
             if code:
-                session.codes[table] = code
-                request(self.app, go(code))
-        self.app.push_screen(localized(LineScreen, self.lang)(
-            t("join.code_ask", self.lang, table=plain(table)), max_length=32), given)
+                request(app, go(code.upper(), again))
+        prompt = t("join.code_again", self.lang, why=why, table=plain(table)) if why else \
+            t("join.code_ask", self.lang, table=plain(table))
+        app.push_screen(localized(LineScreen, self.lang)(prompt, max_length=32), given)
 
     def action_join(self) -> None:
         info = self.selected()
@@ -856,13 +1011,14 @@ class LobbyScreen(MenuScreen):
         if not any(s.get("kind") == "open" and s.get("status") == "open" for s in info.get("seats", [])):
             self.app.notify(t("join.no_open", self.lang))
             return
-        self._with_code(info, lambda code: join_table(self.app, info["table"], None, code))
+        self._with_code(info, lambda code, again: join_table(self.app, info["table"], None, code,
+                                                             again=again))
 
     def action_watch(self) -> None:
         info = self.selected()
         if info is None or not self.usable():
             return
-        self._with_code(info, lambda code: watch_table(self.app, info["table"], code))
+        self._with_code(info, lambda code, again: watch_table(self.app, info["table"], code, again))
 
     def action_create(self) -> None:
         if self.usable():
@@ -978,6 +1134,250 @@ class CreateScreen(MenuScreen):
             if app.screen is self:           # refused: the form stays, the lobby beneath
                 return
         request(app, go())
+
+
+class WaitingScreen(MenuScreen):
+    """A table waiting for its players (issue 31): its seats and who sat down, its rules
+    of play, its join code (private; to its owner), the chat. Its owner — who created it
+    — changes the seats (open or an AI level; a seat a player holds stays theirs) and the
+    settings with ←→, and starts it with Enter on Start; it starts by itself once every
+    seat is taken. Its game comes up in its place with the table's first update
+    (`_held`). Esc leaves the table (a seat is given up: open again)."""
+
+    KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
+                              ("right", "change(1)", "", False, True),
+                              ("slash", "chat", "key.chat", True),
+                              ("escape", "leave", "key.lobby", True)]
+    KINDS = ("open",) + LEVELS
+
+    def __init__(self, table: str, seat: Optional[int]) -> None:
+        super().__init__()
+        self.table = table
+        self.seat = seat
+        self._timer = None
+
+    def leaving(self) -> bool:
+        return bool(getattr(self.app, "requesting", False))
+
+    done = False                         # left on purpose, or the game came up in its place
+    _placed = False                      # the cursor was put on Start once
+
+    def on_unmount(self) -> None:
+        """The app ends with the waiting room up (Ctrl+C, y): the seat is given up, as by
+        Esc — unless the app ends on a signal (session.leave: a lost connection)."""
+        session = getattr(self.app, "session", None)
+        if not self.done and session is not None:
+            session.leave(self.table)
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="wait-info")
+        yield QuestionList(id="form", submits=False)
+        yield Static("", id="wait-chat")
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+        self._timer = self.set_interval(REFRESH, self._poll)
+        update_banner(self.app)
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        self.refresh_view()
+
+    def _poll(self) -> None:
+        session = self.app.session
+        if session is not None and session.client.connected and self.app.screen is self \
+                and not session.refreshing:
+            self.app.run_worker(self._check(), group="join-refresh", exclusive=True)
+
+    async def _check(self) -> None:
+        """The list again: a table no longer listed was retired (nobody started it)."""
+        await _refresh(self.app)
+        session = self.app.session
+        if session is not None and self.is_attached and session.client.connected \
+                and self.table not in session.tables:
+            self.app.notify(t("join.wait.gone", self.lang, table=plain(self.table)),
+                            severity="warning", timeout=10)
+            session.unseated(self.table)
+            back_to_lobby(self.app)
+
+    # ------------------------------------------------------------ what it shows
+    def facts(self) -> dict:
+        return self.app.session.table_facts(self.table) if self.app.session else {}
+
+    def seats(self) -> list:
+        session = self.app.session
+        if session is None:
+            return []
+        return list(session.seat_lists.get(self.table)
+                    or session.tables.get(self.table, {}).get("seats", []))
+
+    def owner(self) -> bool:
+        return self.seat is not None and self.facts().get("owner") == self.seat
+
+    def rows(self) -> list:
+        facts, seats = self.facts(), self.seats()
+        out = []
+        mine = self.owner()
+        if mine:
+            out.append(("players", f"{self.tr('join.create.seats')}: {len(seats)}"))
+        for info in seats:
+            n = info.get("seat")
+            if info.get("kind") == "human":
+                what = seat_words(info, self.lang, me=n == self.seat, number=False)
+            elif info.get("kind") == "ai":
+                what = self.tr("setup.ai", level=self.tr("level." + str(info.get("level"))))
+            else:
+                what = self.tr("join.create.open")
+            out.append((f"seat{n}", f"{self.tr('setup.seat', n=(n or 0) + 1)}: {what}"))
+        if mine:
+            onoff = lambda b: self.tr("setup.on") if b else self.tr("setup.off")
+            clock = facts.get("clock")
+            out.append(("first", f"{self.tr('setup.first_game')}: {onoff(facts.get('first_game'))}"))
+            out.append(("private", f"{self.tr('join.create.private')}: {onoff(facts.get('private'))}"))
+            out.append(("clock", f"{self.tr('join.create.clock')}: " + (
+                self.tr("join.create.clock_off") if clock is None else
+                self.tr("join.create.seconds", n=int(clock)))))
+            out.append(("grace", f"{self.tr('join.create.grace')}: "
+                                 f"{self.tr('join.create.seconds', n=int(facts.get('grace') or 0))}"))
+            level = facts.get("takeover") if facts.get("takeover") in LEVELS else "normal"
+            out.append(("takeover", f"{self.tr('join.create.takeover')}: {self.tr('level.' + level)}"))
+            out.append(("start", self.tr("join.wait.start")))
+        return out
+
+    def refresh_view(self) -> None:
+        if not self.is_attached or not self.query("#topbar"):
+            return
+        facts = self.facts()
+        session = self.app.session
+        code = facts.get("code") or (session.codes.get(self.table) if session else None)
+        top = t("join.wait.title", self.lang, table=plain(self.table))
+        if code and facts.get("private", True):
+            top += "  " + t("join.code", self.lang, code=plain(code))
+        self.query_one("#topbar", Static).update(as_text(clip(top, 78), style="bold"))
+        lines = [rules_words(facts, self.lang)]
+        if code and facts.get("private", True) and self.owner():
+            lines.append(t("join.wait.code", self.lang, code=plain(code)))
+        if self.owner():
+            lines += break_lines(t("join.wait.owner", self.lang), 76)
+        else:
+            seats = {s.get("seat"): s for s in self.seats()}
+            owner = seats.get(facts.get("owner"), {}).get("name")
+            lines += break_lines(t("join.wait.guest" if self.seat is not None else "join.wait.watcher",
+                                   self.lang, owner=_name(owner) if owner else
+                                   t("join.wait.nobody", self.lang)), 76)
+        self.query_one("#wait-info", Static).update(lines_text(lines))
+        form = self.query_one("#form", QuestionList)
+        at = form.highlighted
+        rows = self.rows()
+        form.show("wait", [Option(as_text(text), id=key) for key, text in rows])
+        if not self._placed and rows and rows[-1][0] == "start":
+            self._placed = True              # the owner's cursor starts on Start: Enter plays
+            form.highlighted = len(rows) - 1
+        elif at is not None and at < form.option_count:
+            form.highlighted = at
+        form.focus()
+        chat = [ln for ln in (session.chat if session else []) if ln.get("table") == self.table][-3:]
+        self.query_one("#wait-chat", Static).update(lines_text([clip(t(
+            "join.chat_line", self.lang, who=_name(m.get("name") or "?"),
+            mark=t("seat", self.lang, n=m["seat"] + 1) if isinstance(m.get("seat"), int)
+            else t("join.spectator", self.lang), text=plain(m.get("text", ""))), 78) for m in chat]))
+
+    # ------------------------------------------------------------ what its owner changes
+    def _seat_specs(self) -> list:
+        out = []
+        for info in self.seats():
+            if info.get("kind") == "ai":
+                out.append({"kind": "ai", "level": info.get("level")})
+            else:
+                out.append({"kind": "open"})
+        return out
+
+    def action_change(self, step: int) -> None:
+        if not self.owner():
+            return
+        form = self.query_one("#form", OptionList)
+        if form.highlighted is None:
+            return
+        key = form.get_option_at_index(form.highlighted).id
+        facts, specs = self.facts(), self._seat_specs()
+        change: dict = {}
+        if key == "players":
+            n = min(5, max(3, len(specs) + step))
+            if n == len(specs):
+                return
+            change["seats"] = specs[:n] if n < len(specs) else specs + [{"kind": "open"}]
+        elif key.startswith("seat"):
+            i = int(key[4:])
+            info = self.seats()[i]
+            if info.get("kind") == "human":
+                return                       # a player's seat stays theirs
+            now = "open" if info.get("kind") == "open" else str(info.get("level"))
+            kind = self.KINDS[(self.KINDS.index(now) + step) % len(self.KINDS)] \
+                if now in self.KINDS else "open"
+            specs[i] = {"kind": "open"} if kind == "open" else {"kind": "ai", "level": kind}
+            change["seats"] = specs
+        elif key == "first":
+            change["first_game"] = not facts.get("first_game")
+        elif key == "private":
+            change["private"] = not facts.get("private")
+        elif key == "clock":
+            clock = facts.get("clock")
+            clock = int(clock) if clock is not None else None
+            i = CLOCKS.index(clock) if clock in CLOCKS else 0
+            change["clock"] = CLOCKS[(i + step) % len(CLOCKS)]
+        elif key == "grace":
+            grace = int(facts.get("grace") or 60)
+            i = GRACES.index(grace) if grace in GRACES else 0
+            change["grace"] = GRACES[(i + step) % len(GRACES)]
+        elif key == "takeover":
+            level = facts.get("takeover") if facts.get("takeover") in LEVELS else "normal"
+            change["takeover"] = LEVELS[(LEVELS.index(level) + step) % len(LEVELS)]
+        else:
+            return
+        self._ask("setup", **change)
+
+    def _ask(self, kind: str, **fields) -> None:
+        session = self.app.session
+        if session is None or not session.client.connected:
+            return
+        fut = session.client.send(kind, table=self.table, **fields)
+        app = self.app
+
+        def done(f) -> None:
+            if not f.cancelled() and f.exception() is not None:
+                _refused(app, f.exception())
+        fut.add_done_callback(done)
+
+    def chosen(self, choice: str) -> None:
+        if choice == "start" and self.owner():
+            self._ask("start")
+        elif self.owner():
+            self.action_change(1)
+
+    def action_chat(self) -> None:
+        table, app = self.table, self.app
+        if app.session is None:
+            return
+
+        def sent(text) -> None:
+            if text:
+                fut = app.session.client.send("chat", table=table, text=text)
+                fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None
+                                      or _refused(app, f.exception()))
+        app.push_screen(localized(LineScreen, app.lang)(t("join.chat_ask", app.lang),
+                                                        check=chat_problem,
+                                                        max_length=CHAT_CELLS), sent)
+
+    def action_leave(self) -> None:
+        """Back to the lobby: the seat is given up (the game has not started)."""
+        session = self.app.session
+        self.done = True
+        if session is not None:
+            session.leave(self.table)
+            if self.seat is not None:
+                session.unseated(self.table)
+            session.remotes.pop(self.table, None)
+        back_to_lobby(self.app)
 
 
 from .screens import GameScreen  # noqa: E402 - the phase screens' base (rules, card data)

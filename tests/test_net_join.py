@@ -414,11 +414,19 @@ async def _sit_and_watch(alice, pa, carol, pc) -> None:
                      and carol.screen.latest is not None)
 
 
-async def _create_and_sit(app, pilot) -> None:
-    """c, then Enter on the last row (two open seats, two normal AI seats: the default)."""
+async def _create_and_sit(app, pilot, start: bool = True) -> None:
+    """c, then Enter on the last row (two open seats, two normal AI seats: the default):
+    the table waits for its players (issue 31) — then Enter on its last row, Start (its
+    other open seat is played by the takeover AI, and can still be taken)."""
+    from tactical_tui.lobby import WaitingScreen
     await _until_app(pilot, lambda: _lobby_ready(app))
     await pilot.press("c")
     await _until_app(pilot, lambda: type(app.screen).__name__.startswith("CreateScreen"))
+    await pilot.press("end", "enter")
+    await _until_app(pilot, lambda: isinstance(app.screen, WaitingScreen)
+                     and app.screen.owner())
+    if not start:
+        return
     await pilot.press("end", "enter")
     await _until_app(pilot, lambda: _in_game(app))
 
@@ -601,6 +609,9 @@ def test_a_player_whose_terminal_went_away_is_back_at_the_seat(tmp_path, monkeyp
             async with first.run_test(size=(80, 24)) as pilot:
                 await _create_and_sit(first, pilot)
                 table, version = first.live.table, first.feeds[0].latest.version
+                # the terminal went away: a hang-up (SIGHUP sets `leaving`) — issue 31: a
+                # player who quits on purpose `leave`s instead, and is "left", played at once
+                first.leaving = True
             await asyncio.sleep(0.05)
             assert host.table.slots[0].status == "disconnected"
             import io
@@ -684,10 +695,12 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
                     "* Seat 1 (carol) is back" if lang == "en" else "* 席1（carol）が戻りました")
                     in screen_text(bob))
                 log = [e.chat for e in bob.feeds[1].log if getattr(e, "chat", None)]
-                assert log == ([
+                assert log == ([   # (issue 31: Bob's join filled the table, and it began)
+                    "* The game begins — clock off · AI after 0.2 s · takeover AI normal",
                     "* Seat 1 (carol) lost the connection; the AI plays it if they are not back soon",
                     "* The AI plays Seat 1 (carol) until they come back",
                     "* Seat 1 (carol) is back"] if lang == "en" else [
+                    "* ゲームが始まります — 持ち時間 なし・代行まで 0.2秒・代行AI ふつう",
                     "* 席1（carol）の接続が切れました。戻らなければAIが代行します",
                     "* 席1（carol）をAIが代行します（戻るまで）",
                     "* 席1（carol）が戻りました"])
@@ -805,7 +818,7 @@ def test_the_takeover_ai_deciding_counts_as_an_ai_seat_in_the_turn():
 
 @pytest.mark.parametrize("lang, ssh, words", [
     ("en", None, "Leave the table? Seat 1 stays yours. To come back, run:\n  tactical join "
-                 "127.0.0.1:{port} --name alice\nUntil then, after a short while, the AI plays it"),
+                 "127.0.0.1:{port} --name alice\nUntil then, the AI plays it"),   # (issue 31: at once)
     ("en", "ssh -p 2222 alice@10.0.0.5", "To come back, log in again:\n  ssh -p 2222 alice@10.0.0.5\n"),
     ("ja", "ssh -p 2222 alice@10.0.0.5", "席1はあなたのままです。戻るにはもう一度ログインします:\n"
                                         "  ssh -p 2222 alice@10.0.0.5\n戻るまでの間"),
@@ -979,11 +992,13 @@ def test_a_burst_on_create_makes_one_table_and_sits_once(tmp_path):
                 form.highlighted = form.option_count - 1
                 for k in ("enter", "enter", "down", "enter"):
                     alice.post_message(events.Key(k, None))
-                await _until_app(pa, lambda: _in_game(alice))
+                # (issue 31: the table waits for its players — the burst does not start it)
+                from tactical_tui.lobby import WaitingScreen
+                await _until_app(pa, lambda: isinstance(alice.screen, WaitingScreen))
                 for _ in range(30):
                     await pa.pause(0.02)
                 assert len(host.server.tables) == 1
-                assert alice.viewer == 0 and alice.screen.phase == "draft"
+                assert isinstance(alice.screen, WaitingScreen) and alice.screen.seat == 0
                 assert not alice.requesting
-                assert len(alice.feeds[0].latest.observation.hand) == 8    # no pick made
+                assert host.table.waiting and host.table.live.version == 0    # no pick made
     asyncio.run(run())

@@ -342,19 +342,24 @@ def test_a_dropped_seat_is_taken_over_and_reclaimed_by_its_token(tmp_path):
 
 
 def test_the_turn_clock_makes_a_late_decision(tmp_path):
-    """An open seat nobody joins is played by the clock, one decision at a time."""
+    """A seated player who does not decide in time: the clock decides, one decision at a
+    time. (Issue 31: a table with an open seat waits for its players, so the player sits
+    down — the table is full and starts — and then does nothing.)"""
     async def run():
         async with running(tmp_path) as (server, port):
             req = P.Create(1, (P.SeatSpec("open"), P.SeatSpec("ai", "random"),
                                P.SeatSpec("ai", "random")), clock=0.05, takeover="random")
             table, _ = server.create(req)
+            c, answer = await seated(port, table.id, "Ann")
+            assert answer["t"] == "ok" and not table.waiting
 
             async def until(cond):
                 while not cond():
                     await asyncio.sleep(0.01)
             await asyncio.wait_for(until(lambda: sum(
                 1 for x in table.game.history if x.seat == 0) >= 3), WAIT)
-            assert table.slots[0].status == "open"     # the clock, not a takeover
+            assert table.slots[0].status == "connected"     # the clock, not a takeover
+            c.close()
     asyncio.run(run())
 
 
@@ -367,6 +372,8 @@ def test_an_open_seat_nobody_takes_is_played_by_the_ai_and_can_still_be_taken(tm
             req = P.Create(1, (P.SeatSpec("open"), P.SeatSpec("ai", "random"),
                                P.SeatSpec("ai", "random")), grace=0.05, takeover="random")
             table, _ = server.create(req)
+            assert table.waiting                      # (issue 31: until it is started)
+            table.begin()
             mine = lambda: sum(1 for x in table.game.history if x.seat == 0)
 
             async def until(cond):

@@ -298,6 +298,31 @@ def test_a_language_other_than_ja_or_en_and_no_lang_at_all_are_english(host_dir,
     with_door(body, keys=keys)
 
 
+def test_the_door_remembers_the_language_a_key_came_with(host_dir, client_key):
+    """Issue 31 point 7: in Japanese once (LANG sent), in Japanese again when the next
+    session sends no language — over a new door too (kept in the host's folder); a
+    language sent wins and is remembered in its turn."""
+    key, keys = client_key
+
+    async def body(door) -> None:
+        async with connect(door, "dora", key) as conn:
+            for env, lang in (({"LANG": "ja_JP.UTF-8"}, "ja"), ({}, "ja"),
+                              ({"LANG": "en_US.UTF-8"}, "en"), ({}, "en"),
+                              ({"LC_ALL": "ja_JP.UTF-8"}, "ja")):
+                term = await pty(conn, env)
+                await term.until(f"ARGS dora {lang} ")
+                await quit_child(term)
+
+    async def again(door) -> None:
+        async with connect(door, "dora", key) as conn:
+            term = await pty(conn, {})
+            await term.until("ARGS dora ja ")
+            await quit_child(term)
+    with_door(body, keys=keys)
+    with_door(again, keys=keys)
+    assert (host_dir / "door-langs.json").exists()
+
+
 # ------------------------------------------------------------------ refusals
 
 @pytest.mark.parametrize("lang, words", [
@@ -475,19 +500,23 @@ def test_an_idle_session_is_closed_with_a_message_and_its_child_is_gone(host_dir
     with_door(body, keys=keys, idle=2.0)           # room for the child to start under load
 
 
-def test_stopping_the_host_hangs_up_every_session(host_dir, client_key):
+@pytest.mark.parametrize("env, words", [
+    ({}, "The host has stopped. Once it runs again, the same ssh takes you back"),
+    ({"LANG": "ja_JP.UTF-8"}, "ホストが停止しました。再び動き出したら、同じsshで席に戻れます。")])
+def test_stopping_the_host_hangs_up_every_session(host_dir, client_key, env, words):
     key, keys = client_key
 
     async def main() -> None:
         door = await start(child_command(), keys)
         async with connect(door, "ivan", key) as conn:
-            term = await pty(conn)
+            term = await pty(conn, env)
             pid = _pid(await term.until("SIZE 80x24"))
             door.close()
             await _gone(pid)
-            # after the child's last words (HUP), the player is told why and how to come back
-            assert "The host has stopped. Once it runs again, the same ssh takes you back" in \
-                (await term.rest()).replace("\n", " ")
+            # after the child's last words (HUP), the player is told why and how to come
+            # back, in their language (issue 31 point 4)
+            flat = (await term.rest()).replace("\n", " ")
+            assert words in flat or words in flat.replace(" ", "")   # (ja: broken anywhere)
             await asyncio.wait_for(door.wait_closed(), WAIT)
             assert not door.sessions
     asyncio.run(main())

@@ -349,6 +349,21 @@ class Client:
                                  "params": exc.params})
 
     # ------------------------------------------------------------------ requests
+    def send_last(self, kind: str, **fields) -> bool:
+        """Write a request at once, in this turn of the event loop, and expect no answer:
+        the last words of a client that is ending (`leave` when the player quits on
+        purpose — `send` writes in a task that a shutdown right after would cancel, and
+        the host took the quit for a lost connection). False if not connected."""
+        from .protocol import encode_frame
+        writer = self._writer
+        if writer is None or writer.transport.is_closing():
+            return False
+        try:
+            writer.write(encode_frame({"t": kind, "id": self._take_id(), **fields}, MAX_CLIENT_FRAME))
+        except (ConnectionError, OSError, RuntimeError):
+            return False
+        return True
+
     def _take_id(self) -> int:
         self._next_id += 1
         return self._next_id

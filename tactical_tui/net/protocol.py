@@ -231,6 +231,30 @@ class EndGame:
 
 
 @frozen
+class Start:
+    """The table's creator starts a waiting table (issue 31): its open seats are played
+    by the takeover AI from then on (and may still be taken)."""
+    id: int
+    table: str
+
+
+@frozen
+class Setup:
+    """The table's creator changes a waiting table: its seats (a seat a player holds
+    stays theirs: `open` in the list), first game, privacy, clock, grace, takeover
+    level. Only the fields given change."""
+    id: int
+    table: str
+    seats: Optional[tuple] = None
+    first_game: Optional[bool] = None
+    private: Optional[bool] = None
+    clock: Optional[float] = None
+    no_clock: bool = False           # (clock: null in the request: no turn clock)
+    grace: Optional[float] = None
+    takeover: Optional[str] = None
+
+
+@frozen
 class Cards:
     id: int
 
@@ -243,7 +267,7 @@ class Ping:
 
 
 Request = Union[Hello, ListTables, Create, Join, Watch, Submit, Undo, Chat, Leave, EndGame,
-                Cards, Ping]
+                Start, Setup, Cards, Ping]
 
 
 class BadRequest(Exception):
@@ -429,6 +453,12 @@ _SPEC: dict[str, tuple[type, dict]] = {
     "chat": (Chat, {"table": (_TABLE, True), "text": (chat_text, True)}),
     "leave": (Leave, {"table": (_TABLE, True)}),
     "end": (EndGame, {"table": (_TABLE, True), "agree": (_bool, False)}),
+    "start": (Start, {"table": (_TABLE, True)}),
+    "setup": (Setup, {"table": (_TABLE, True), "seats": (_seats, False),
+                      "first_game": (_bool, False), "private": (_bool, False),
+                      "clock": (_optional(_seconds(5.0)), False),
+                      "grace": (_seconds(0.0, GRACE_MAX), False),
+                      "takeover": (_one_of(LEVELS), False)}),
     "cards": (Cards, {}),
     "ping": (Ping, {}),
 }
@@ -468,6 +498,8 @@ def parse_request(obj: dict) -> Request:
                              if not wrong.field.startswith(key) else wrong.field) from None
         except (ValueError, TypeError):
             raise BadRequest("bad_message", rid, field=key) from None
+    if cls is Setup and "clock" in obj and obj["clock"] is None:
+        values["no_clock"] = True
     return cls(**values)
 
 
@@ -484,10 +516,12 @@ class SeatInfo:
     name: Optional[str] = None
     level: Optional[str] = None
     status: str = "open"             # open | connected | disconnected | ai_takeover | ai
+    left: bool = False               # its player left on purpose (or the game is over):
+                                     # not a lost connection (issue 31)
 
     def to_wire(self) -> dict:
         return {"seat": self.seat, "kind": self.kind, "name": self.name, "level": self.level,
-                "status": self.status}
+                "status": self.status, "left": self.left}
 
 
 @frozen
@@ -499,11 +533,38 @@ class TableInfo:
     version: int
     over: bool
     paused: Optional[str] = None     # why the table takes no action now (PAUSE_CODES), or None
+    facts: Any = None                # the table's setup (table_facts), or None (an older host)
 
     def to_wire(self) -> dict:
         return {"table": self.table, "phase": self.phase, "private": self.private,
                 "seats": [s.to_wire() for s in self.seats], "version": self.version,
-                "over": self.over, "paused": self.paused}
+                "over": self.over, "paused": self.paused, **(self.facts or {})}
+
+
+# A table's setup and state (issue 31), in TableInfo and in `seats`: whether it waits
+# for its players (not started: no game action is taken), who may start and change it
+# (`owner`, a seat, or null), its rules of play, and — to its owner only — its join code.
+FACT_KEYS = ("waiting", "owner", "clock", "grace", "takeover", "first_game", "code")
+
+
+def table_facts(obj: dict) -> dict:
+    """The table facts of a TableInfo or `seats` message, checked (absent keys: an older
+    host — not waiting, no owner, nothing known of its rules)."""
+    out: dict = {}
+    checks = {"waiting": lambda v: type(v) is bool,
+              "owner": lambda v: v is None or _a_seat(v),
+              "clock": lambda v: v is None or (type(v) in (int, float) and math.isfinite(v) and v >= 0),
+              "grace": lambda v: type(v) in (int, float) and math.isfinite(v) and v >= 0,
+              "takeover": lambda v: v in LEVELS,
+              "first_game": lambda v: type(v) is bool,
+              "code": lambda v: v is None or (type(v) is str and 0 < len(v) <= CODE_MAX
+                                              and v.isprintable())}
+    for key, check in checks.items():
+        if key in obj:
+            if not check(obj[key]):
+                raise ValueError(f"{key} of the wrong kind")
+            out[key] = obj[key]
+    return out
 
 
 SEAT_KINDS = ("open", "human", "ai")
@@ -571,7 +632,8 @@ def _a_seat(x: Any) -> bool:
 # The fields an `ok` answer may carry (join, watch, create, cards), by their kind: a value
 # of another kind fails the check (BadAnswer) — `"table": ["a"]` in a join's answer was a
 # TypeError in the lobby and a traceback on the terminal.
-_OK_FIELDS = {"table": (str,), "token": (str,), "code": (str, type(None)), "toml": (str,)}
+_OK_FIELDS = {"table": (str,), "token": (str,), "code": (str, type(None)), "toml": (str,),
+              "waiting": (bool,)}
 
 
 def _seat_info(obj: Any) -> SeatInfo:
@@ -582,7 +644,10 @@ def _seat_info(obj: Any) -> SeatInfo:
             or not (obj["name"] is None or type(obj["name"]) is str) \
             or not (obj["level"] is None or obj["level"] in LEVELS):
         raise ValueError("a SeatInfo of the wrong shape")
-    return SeatInfo(obj["seat"], obj["kind"], obj["name"], obj["level"], obj["status"])
+    left = obj.get("left", False)
+    if type(left) is not bool:
+        raise ValueError("left must be a bool")
+    return SeatInfo(obj["seat"], obj["kind"], obj["name"], obj["level"], obj["status"], left)
 
 
 def seat_infos(obj: Any) -> tuple[SeatInfo, ...]:
@@ -598,7 +663,7 @@ def table_info(obj: Any) -> TableInfo:
             or type(obj["version"]) is not int or type(obj["over"]) is not bool:
         raise ValueError("a TableInfo of the wrong shape")
     return TableInfo(obj["table"], obj["phase"], obj["private"], seat_infos(obj["seats"]),
-                     obj["version"], obj["over"], _paused(obj))
+                     obj["version"], obj["over"], _paused(obj), table_facts(obj))
 
 
 def _paused(obj: dict) -> Optional[str]:
@@ -649,10 +714,12 @@ def check_server_message(obj: dict) -> dict:
         return {**obj, "update": update_from_wire(obj["update"])}
     if t == "seats":
         paused = {"paused": _paused(obj)} if "paused" in obj else {}
+        facts = table_facts(obj)
+        private = {"private": obj["private"]} if type(obj.get("private")) is bool else {}
         obj = _known(obj, {"t", "table", "seats"})
         if type(obj["table"]) is not str:
             raise ValueError("a seats message of the wrong shape")
-        return {**obj, "seats": seat_infos(obj["seats"]), **paused}
+        return {**obj, "seats": seat_infos(obj["seats"]), **paused, **facts, **private}
     if t == "chat":
         obj = _known(obj, {"t", "table", "seat", "name", "text"})
         if type(obj["text"]) is not str or type(obj["name"]) is not str \
@@ -671,7 +738,7 @@ __all__ = [
     "VERSION", "DEFAULT_PORT", "MAX_CLIENT_FRAME", "MAX_SERVER_FRAME", "FrameError",
     "FrameTooLarge", "FrameTruncated", "BadFrame", "encode_frame", "decode_body", "read_frame",
     "write_frame", "SeatSpec", "Hello", "ListTables", "Create", "Join", "Watch", "Submit",
-    "Undo", "Chat", "Leave", "Cards", "Ping", "Request", "BadRequest", "parse_request", "request_id",
+    "Undo", "Chat", "Leave", "Start", "Setup", "Cards", "Ping", "Request", "BadRequest", "parse_request", "request_id",
     "chat_text", "chat_problem", "clusters", "marks_run", "name_ok", "SeatInfo", "TableInfo", "ok", "refused", "bye", "ErrorBudget",
     "check_server_message", "seat_infos", "table_info",
 ]

@@ -331,6 +331,9 @@ class Session:
         self.on_seats: Optional[Callable[[RemoteTable, list, list], None]] = None
         self.on_paused: Optional[Callable[[str, Optional[str], Optional[str]], None]] = None
         self.on_unreadable: Optional[Callable[[Optional[str]], None]] = None
+        self.on_held: Optional[Callable[[str], None]] = None   # a table's first update, no view on it
+        self.hung_up: Callable[[], bool] = lambda: False       # the app ends on a signal (a drop)
+        self.facts: dict = {}                  # table id -> its setup (protocol.FACT_KEYS) from `seats`
 
     CHAT_KEEP = 200
 
@@ -394,20 +397,47 @@ class Session:
             r.seat_infos = list(self.tables[table].get("seats", []))
         return r
 
+    def table_facts(self, table) -> dict:
+        """A table's setup and state (waiting, owner, clock, grace, takeover, …): from
+        its last `seats` message, else the lobby's list."""
+        got = dict(self.tables.get(table, {}))
+        got.update(self.facts.get(table, {}))
+        return got
+
+    def leave(self, table) -> None:
+        """Leave `table` on purpose (the waiting room's Esc; a view closed): `leave`,
+        written at once — the app may be ending right after — unless the app ends on a
+        signal (a terminal that went away is a lost connection, not a choice)."""
+        if self.hung_up():
+            return
+        self._send_leave(table)
+        self.client.seats.pop(table, None)
+        self.client.watching.pop(table, None)
+
+    def _send_leave(self, table) -> None:
+        if not self.client.connected:
+            return
+        last = getattr(self.client, "send_last", None)
+        if last is not None:
+            last("leave", table=table)
+        else:                                  # (a client without it: in a task)
+            fut = self.client.send("leave", table=table)
+            fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+
     def forget(self, remote: RemoteTable) -> None:
-        """A view left its table: the server is told (`leave`), the seat given up."""
+        """A view left its table: the server is told (`leave`, unless the app ends on a
+        signal: then it is a lost connection), the seat kept for a later session."""
         if self.remotes.get(remote.table) is remote:
             del self.remotes[remote.table]
         self.held.pop(remote.table, None)
         self.paused.pop(remote.table, None)     # (told again by its next `seats`)
         if remote.latest is not None and remote.latest.over and remote.seat is not None:
             self.unseated(remote.table)        # a finished game: no seat to come back to
-        if self.client.connected:
-            fut = self.client.send("leave", table=remote.table)
-            fut.add_done_callback(lambda f: f.cancelled() or f.exception())
-        else:
-            self.client.seats.pop(remote.table, None)
-            self.client.watching.pop(remote.table, None)
+        if self.hung_up():
+            return                             # (the connection ends with the app: a drop)
+        self._send_leave(remote.table)
+        self.client.seats.pop(remote.table, None)
+        self.client.watching.pop(remote.table, None)
 
     # ------------------------------------------------------------------ messages
     def _message(self, msg: dict) -> None:
@@ -423,12 +453,20 @@ class Session:
                 if update.reset:
                     held.clear()                 # a whole log: what came before is in it
                 held.append(update)
+                if self.on_held is not None:     # (a waiting table started)
+                    self.on_held(table)
         elif kind == "seats":
             seats = [_info(s) for s in msg.get("seats", [])]
             self.seat_lists[table] = seats
+            from .protocol import FACT_KEYS
+            facts = {k: msg[k] for k in (*FACT_KEYS, "private") if k in msg}
+            self.facts[table] = facts
+            if facts.get("code"):
+                self.codes[table] = facts["code"]    # ours to see: we own the table
             info = self.tables.get(table)
             if info is not None:
                 info["seats"] = seats
+                info.update(facts)
             remote = self.remotes.get(table)
             if remote is not None:
                 before = remote.seat_infos

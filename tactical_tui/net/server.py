@@ -105,10 +105,12 @@ LOCAL_RATE = 400.0
 # What a request costs, by its work for the host: `watch` and `join` encode the whole log
 # of the table for the connection, `cards` is the 64 KB card data, `create` deals a game
 # and writes two files, `list` is every table's seats. Anything else: 1.
-REQUEST_COST = {"watch": 4, "join": 4, "cards": 10, "create": 10, "list": 2}
+REQUEST_COST = {"watch": 4, "join": 4, "cards": 10, "create": 10, "list": 2,
+                "setup": 4, "start": 4}        # (setup may deal anew and write the save)
 TABLES_PER_PEER = 5           # unfinished tables one peer (address, IPv6 /64) created
 TABLES_PER_LOCAL = 50         # ... this machine (the SSH door's players create theirs here)
 RETIRE_AFTER = 3600.0         # seconds an unfinished table may have no human seated
+WAITING_MAX = 1800.0          # seconds a table may wait for its players (not started) before it is retired
 FINISHED_LISTED = 20          # finished tables listed ("over") at most; the oldest leave first
 CODE_GUESSES = 10             # wrong join codes a minute from one peer (private tables)
 CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connection
@@ -137,6 +139,10 @@ def _matches(secret: Optional[str], digest: Optional[str]) -> bool:
     return secret is not None and digest is not None and hmac.compare_digest(_hash(secret), digest)
 
 
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
 # ------------------------------------------------------------------ AI off the process
 
 _CARD_SETS: dict[str, CardSet] = {}
@@ -162,7 +168,13 @@ def _cards_for(fp: str) -> CardSet:
 
 def init_worker(cards_toml: Optional[str], nice: int = 0) -> None:
     """A worker process's initializer: the server's card data (None: the shipped one),
-    and `nice` added to the worker's niceness (make_executor: AI_NICE)."""
+    and `nice` added to the worker's niceness (make_executor: AI_NICE). A worker ignores
+    SIGINT: Ctrl+C in the host's terminal reaches its whole process group, and the host
+    stops its pool itself (each worker printed a KeyboardInterrupt traceback over the
+    host's last lines)."""
+    import signal
+    with contextlib.suppress(ValueError):        # (not the main thread: not a worker)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice:
         os.nice(nice)
     if cards_toml is not None:
@@ -446,6 +458,7 @@ class Slot:
     conn: Optional["Connection"] = None
     sub: Any = None
     takeover: bool = False                  # the takeover AI plays it now
+    left: bool = False                      # its player left on purpose (not a lost connection)
     reclaim: bool = False                   # its holder is back: hand it back after the AI's move
     grace: Any = None                       # the timer that starts the takeover
 
@@ -466,9 +479,15 @@ class HostedTable:
     def __init__(self, server: "Server", table_id: str, game: GameTable, slots: list[Slot],
                  private: bool = False, code_hash: Optional[str] = None, grace: float = 60.0,
                  takeover: str = "normal", clock: Optional[float] = None,
-                 created: float = 0.0, peer: Optional[str] = None) -> None:
+                 created: float = 0.0, peer: Optional[str] = None, waiting: bool = False,
+                 owner: Optional[int] = None, code: Optional[str] = None) -> None:
         self.server, self.id, self.game, self.slots = server, table_id, game, slots
         self.private, self.code_hash = private, code_hash
+        self.code = code                             # the join code itself: its owner is shown it
+        self.waiting = waiting                       # not started: no game action is taken (issue 31)
+        self.owner = owner                           # the seat that may start and change it
+        self.creator: Optional["Connection"] = None  # the connection that created it
+        self._waited = None                          # the timer that retires it, still waiting
         self.grace, self.takeover_level, self.clock = grace, takeover, clock
         self.created = created or time.time()
         self.peer = peer                             # who created it (Server.tables_per_peer)
@@ -497,14 +516,34 @@ class HostedTable:
     def meta_path(self) -> Path:
         return self.server.folder / f"{self.id}.table.json"
 
-    def info(self) -> P.TableInfo:
+    def info(self, conn: Optional["Connection"] = None) -> P.TableInfo:
         # the version anyone may know (a spectator's): a secret build step moves nothing
         return P.TableInfo(self.id, str(self.game.state.phase), self.private, self.seat_infos(),
-                           self.live.version_for(None), self.game.over, self.paused)
+                           self.live.version_for(None), self.game.over, self.paused,
+                           self.facts(conn))
+
+    def facts(self, conn: Optional["Connection"] = None) -> dict:
+        """The table's setup and state (protocol.FACT_KEYS): the join code only to the
+        connection that holds the owner's seat (or created it and has not sat down)."""
+        mine = conn is not None and (
+            (self.owner is not None and self.slots[self.owner].conn is conn)
+            or (self.owner is None and conn is self.creator))
+        return {"waiting": self.waiting, "owner": self.owner, "clock": self.clock,
+                "grace": self.grace, "takeover": self.takeover_level,
+                "first_game": self.game.config.first_game,
+                "code": self.code if mine else None}
 
     def seat_infos(self) -> tuple[P.SeatInfo, ...]:
+        over = self.game.over
+
+        def status(s: Slot) -> str:
+            # after the game's end nobody plays for anyone: a player not here has left
+            if over and s.kind == "human" and s.conn is None:
+                return "disconnected"
+            return s.status
         return tuple(P.SeatInfo(i, "human" if s.kind == "human" else s.kind, s.name,
-                                s.level if s.kind == "ai" else None, s.status)
+                                s.level if s.kind == "ai" else None, status(s),
+                                s.kind == "human" and s.conn is None and (s.left or over))
                      for i, s in enumerate(self.slots))
 
     def connections(self) -> set:
@@ -514,12 +553,13 @@ class HostedTable:
         for conn in self.connections():
             conn.send(obj)
 
-    def seats_message(self) -> dict:
+    def seats_message(self, conn: Optional["Connection"] = None) -> dict:
         return {"t": "seats", "table": self.id, "seats": [s.to_wire() for s in self.seat_infos()],
-                "paused": self.paused}
+                "paused": self.paused, "private": self.private, **self.facts(conn)}
 
     def broadcast_seats(self) -> None:
-        self.broadcast(self.seats_message())
+        for conn in self.connections():
+            conn.send(self.seats_message(conn))
 
     def save_meta(self) -> bool:
         """The sidecar, atomically and synced: True once it is on disk. A failure is
@@ -528,8 +568,9 @@ class HostedTable:
         meta = {"format": META_FORMAT, "table": self.id, "private": self.private,
                 "code_hash": self.code_hash, "grace": self.grace, "takeover": self.takeover_level,
                 "clock": self.clock, "created": self.created, "peer": self.peer,
+                "waiting": self.waiting, "owner": self.owner,
                 "seats": [{"kind": s.kind, "level": s.level, "name": s.name,
-                           "token_hash": s.token_hash} for s in self.slots]}
+                           "token_hash": s.token_hash, "left": s.left} for s in self.slots]}
         try:
             write_atomic(self.meta_path, json.dumps(meta, ensure_ascii=False, indent=1))
         except OSError as exc:
@@ -580,14 +621,137 @@ class HostedTable:
 
     # ------------------------------------------------------------ life
     def start(self) -> None:
+        """Play (a table that is not waiting for its players, or no longer)."""
+        if self.waiting:
+            self.wait()
+            return
         self.live.start()
         self._driver = asyncio.get_running_loop().create_task(self._drive())
         # resumed: nobody is connected yet; an open seat nobody takes is played by the
         # takeover AI after the grace too — no table waits for ever (issue 17 point 5)
         for i, s in enumerate(self.slots):
-            if s.kind in ("human", "open") and s.conn is None:
+            if s.kind == "human" and s.conn is None and s.left and not self.game.over:
+                s.takeover = True             # (left on purpose before a restart: played at once)
+            elif s.kind in ("human", "open") and s.conn is None:
                 self._start_grace(i)
         self.lonely()
+
+    # ------------------------------------------------------------ waiting for players
+    def wait(self) -> None:
+        """A table waiting for its players (issue 31): no game action is taken — the AI
+        seats do not play, no grace or clock runs — until its owner starts it or every
+        seat is taken. One that waits longer than the host's `waiting_max` is retired
+        (like a table nobody plays: Server.retire)."""
+        most = self.server.waiting_max
+        if most > 0 and self._waited is None:
+            left = max(0.0, self.created + most - time.time())
+            self._waited = asyncio.get_running_loop().call_later(
+                left, self.server.retire, self.id, "waiting")
+        self.lonely()
+
+    def full(self) -> bool:
+        return all(s.kind != "open" for s in self.slots)
+
+    def begin(self, by: Optional[str] = None) -> None:
+        """The waiting table starts: its seats still open are played by the takeover AI
+        at once (and may still be taken: then the player's again at their next decision),
+        a seat whose player is away has its grace from now; every seated player and
+        watcher is sent the game's first update."""
+        if not self.waiting:
+            return
+        self.waiting = False
+        if self._waited is not None:
+            self._waited.cancel()
+            self._waited = None
+        self.save_meta()
+        log.info("table %s started%s", self.id, f" by {by!r}" if by else " (every seat taken)")
+        for s in self.slots:
+            if s.kind == "open":
+                s.takeover = True
+        self.start()
+        # who sits where and the table's facts (not waiting now) before the first updates
+        self.broadcast_seats()
+        for i, s in enumerate(self.slots):
+            if s.conn is not None and s.sub is None:
+                s.sub = self._subscribe(s.conn, i)
+        if self.watchers:
+            for conn in list(self.watchers):
+                self._subscribe(conn, None).close()
+            if self._spectate is None:
+                self._spectate = self.live.subscribe(None, callback=self._to_watchers)
+        self.changed()
+
+    def start_by(self, conn: "Connection", req: P.Start) -> dict:
+        if not self.waiting:
+            return _fair(P.refused(req.id, "started"))
+        seat = self.seat_of(conn)
+        if seat is None or seat != self.owner:
+            return _fair(P.refused(req.id, "not_owner", {"owner": self.owner}))
+        conn.send(P.ok(req.id, table=self.id))
+        self.begin(conn.name)
+        return {}
+
+    def setup(self, conn: "Connection", req: P.Setup) -> dict:
+        """The owner changes the waiting table: seats (a held seat stays its player's),
+        first game, privacy, clock, grace, takeover level. A change of the seats or of
+        first game deals the game anew (no action has been taken: nothing is lost)."""
+        if not self.waiting:
+            return _fair(P.refused(req.id, "started"))
+        seat = self.seat_of(conn)
+        if seat is None or seat != self.owner:
+            return _fair(P.refused(req.id, "not_owner", {"owner": self.owner}))
+        slots = self.slots
+        if req.seats is not None:
+            held = [i for i, s in enumerate(self.slots) if s.kind == "human"]
+            for i in held:
+                if i >= len(req.seats) or req.seats[i].kind != "open":
+                    return _fair(P.refused(req.id, "seat_taken", {"seat": i}))
+            slots = []
+            for i, spec in enumerate(req.seats):
+                if i < len(self.slots) and self.slots[i].kind == "human":
+                    slots.append(self.slots[i])
+                else:
+                    slots.append(Slot("open") if spec.kind == "open" else Slot("ai", spec.level))
+        first = self.game.config.first_game if req.first_game is None else req.first_game
+        kinds = lambda ss: [(x.kind == "ai", x.level) for x in ss]
+        if kinds(slots) != kinds(self.slots) or first != self.game.config.first_game:
+            self._deal(slots, first)
+        self.slots = slots
+        if req.private is not None and req.private != self.private:
+            self.private = req.private
+            self.code = _new_code() if req.private else None
+            self.code_hash = _hash(self.code) if self.code else None
+        if req.no_clock:
+            self.clock = None
+        elif req.clock is not None:
+            self.clock = req.clock
+        if req.grace is not None:
+            self.grace = req.grace
+        if req.takeover is not None:
+            self.takeover_level = req.takeover
+        self.save_meta()
+        conn.send(P.ok(req.id, table=self.id, code=self.code))
+        if self.full():
+            self.begin()
+        else:
+            self.broadcast_seats()
+        return {}
+
+    def _deal(self, slots: list, first_game: bool) -> None:
+        """A new game for the waiting table (its seats or first game changed): a new
+        deal, its save written, the table's live game replaced (nobody is subscribed to
+        it yet: it has not started)."""
+        old = self.game
+        seats = tuple(SeatSetup(s.kind != "ai", s.level or "normal") for s in slots)
+        game = NetGame(Config(players=len(seats), first_game=first_game), seats,
+                       secrets.randbelow(SEED_LIMIT), self.server.cards, save_path=old.save_path)
+        game.autosave()
+        self.saver.stop()
+        self.game = game
+        self.saver = Saver(game, self.server._unsynced, self.save_failed, self.save_works)
+        game.saver = self.saver
+        self.live.close()
+        self.live = NetLive(game, self, ai_delay=self.server.ai_delay, on_error=self._ai_failed)
 
     def has_humans(self) -> bool:
         """A player is seated here, connected (spectators do not count)."""
@@ -630,6 +794,9 @@ class HostedTable:
         if self._retire is not None:
             self._retire.cancel()
             self._retire = None
+        if self._waited is not None:
+            self._waited.cancel()
+            self._waited = None
         if self._archive is not None:
             self._archive.cancel()
         for s in self.slots:
@@ -707,22 +874,34 @@ class HostedTable:
         if slot.grace is not None:
             slot.grace.cancel()
             slot.grace = None
+        if slot.left:
+            slot.left = False
+            self.save_meta()
+        if self.waiting and self.owner != seat and (conn is self.creator or self.owner is None):
+            self.owner = seat                 # its creator (or the first to sit) starts it
+            self.save_meta()
+        extra = {"waiting": True} if self.waiting else {}
         if slot.conn is not conn:
             slot.conn, slot.name = conn, self.unique_name(conn.name, conn, seat)
             if slot.sub is not None:
                 slot.sub.close()
+                slot.sub = None
             conn.tables[self.id] = seat
-            conn.send(P.ok(req.id, table=self.id, seat=seat, token=token))
-            slot.sub = self._subscribe(conn, seat)
+            conn.send(P.ok(req.id, table=self.id, seat=seat, token=token, **extra))
+            if not self.waiting:              # (waiting: the first update comes at the start)
+                slot.sub = self._subscribe(conn, seat)
         else:
-            conn.send(P.ok(req.id, table=self.id, seat=seat, token=token))
+            conn.send(P.ok(req.id, table=self.id, seat=seat, token=token, **extra))
         if slot.takeover:
             if self._inflight == seat:
                 slot.reclaim = True           # handed back once the AI's decision is made
             else:
                 slot.takeover = False
-                log.info("table %s: seat %d reclaimed by %r", self.id, seat, conn.name)
+                log.info("table %s: seat %d reclaimed by %r", self.id, seat + 1, conn.name)
         self.lonely()
+        if self.waiting and self.full():
+            self.begin()                      # every seat is taken: it starts by itself
+            return {}
         self.broadcast_seats()
         self.changed()
         return {}
@@ -747,18 +926,20 @@ class HostedTable:
         refused = self._code_refused(conn, req.id, req.code)
         if refused:
             return refused
+        extra = {"waiting": True} if self.waiting else {}
         if conn not in self.watchers:
             conn.tables[self.id] = None
-            conn.send(P.ok(req.id, table=self.id))
+            conn.send(P.ok(req.id, table=self.id, **extra))
             # its first update (the whole log) for it alone, then the table's one
-            # spectator feed, encoded once for every watcher
-            if self._spectate is None:
-                self._spectate = self.live.subscribe(None, callback=self._to_watchers)
-            self._subscribe(conn, None).close()
+            # spectator feed, encoded once for every watcher (a waiting table: at its start)
+            if not self.waiting:
+                if self._spectate is None:
+                    self._spectate = self.live.subscribe(None, callback=self._to_watchers)
+                self._subscribe(conn, None).close()
             self.watchers[conn] = self.unique_name(conn.name, conn)
-            conn.send(self.seats_message())
+            conn.send(self.seats_message(conn))
         else:
-            conn.send(P.ok(req.id, table=self.id))
+            conn.send(P.ok(req.id, table=self.id, **extra))
         return {}
 
     def _to_watchers(self, update) -> None:
@@ -785,17 +966,41 @@ class HostedTable:
             slot.conn.tables.pop(self.id, None)
         slot.conn = None
 
-    def detach(self, conn: "Connection") -> None:
-        """`conn` leaves the table (it left, or its connection is gone)."""
+    def detach(self, conn: "Connection", left: bool = False) -> None:
+        """`conn` leaves the table: `left` on purpose (a `leave`), else its connection is
+        gone. A player who leaves a waiting table gives the seat up (it is open again);
+        one who leaves a game in play keeps it (their token) and the takeover AI plays it
+        at once; a lost connection is played by it after the grace; after the game's end
+        nobody is waited for (issue 31: presence that tells the truth)."""
         conn.tables.pop(self.id, None)
         self.watchers.pop(conn, None)
         seat = self.seat_of(conn)
-        if seat is not None:
-            self._release(seat)
-            log.info("table %s: seat %d disconnected (%r)", self.id, seat, conn.name)
-            self._start_grace(seat)
-            self.lonely()
-            self.broadcast_seats()
+        if seat is None:
+            return
+        self._release(seat)
+        slot = self.slots[seat]
+        if self.waiting and left:
+            log.info("table %s: seat %d given up by %r (waiting)", self.id, seat + 1, conn.name)
+            slot.kind, slot.name, slot.token_hash, slot.left = "open", None, None, False
+            if self.owner == seat:
+                self.owner = next((i for i, s in enumerate(self.slots) if s.kind == "human"), None)
+            self.save_meta()
+        elif left or self.game.over:
+            slot.left = True
+            log.info("table %s: seat %d left (%r)", self.id, seat + 1, conn.name)
+            if not self.game.over:
+                self.save_meta()
+            if not self.game.over and not self.waiting and not self.live.closed:
+                slot.takeover, slot.reclaim = True, False
+                log.info("table %s: seat %d taken over by the %s AI", self.id, seat + 1,
+                         self.takeover_level)
+                self.changed()
+        else:
+            log.info("table %s: seat %d disconnected (%r)", self.id, seat + 1, conn.name)
+            if not self.waiting:
+                self._start_grace(seat)
+        self.lonely()
+        self.broadcast_seats()
 
     def _start_grace(self, seat: int) -> None:
         slot = self.slots[seat]
@@ -814,7 +1019,7 @@ class HostedTable:
         slot.grace = None
         if slot.conn is None and not slot.takeover and not self.live.closed:
             slot.takeover, slot.reclaim = True, False
-            log.info("table %s: seat %d taken over by the %s AI", self.id, seat, self.takeover_level)
+            log.info("table %s: seat %d taken over by the %s AI", self.id, seat + 1, self.takeover_level)
             self.broadcast_seats()
             self.changed()
 
@@ -823,6 +1028,8 @@ class HostedTable:
         seat = self.seat_of(conn)
         if seat is None:
             return P.refused(req.id, "not_seated")
+        if self.waiting:
+            return _fair(P.refused(req.id, "not_started"))
         if getattr(req.action, "seat", None) != seat:
             return P.refused(req.id, "not_your_seat", {"seat": getattr(req.action, "seat", None),
                                                        "yours": seat})
@@ -842,6 +1049,8 @@ class HostedTable:
         seat = self.seat_of(conn)
         if seat is None:
             return P.refused(req.id, "not_seated")
+        if self.waiting:
+            return _fair(P.refused(req.id, "not_started"))
         result = self.live.agree_end(seat, req.agree)
         if isinstance(result, Refused):
             return _fair(P.refused(req.id, result.code, result.params))
@@ -853,6 +1062,8 @@ class HostedTable:
         seat = self.seat_of(conn)
         if seat is None:
             return P.refused(req.id, "not_seated")
+        if self.waiting:
+            return _fair(P.refused(req.id, "not_started"))
         if self.slots[seat].takeover:
             return P.refused(req.id, "ai_playing", {"seat": seat})
         if self.paused is not None:
@@ -942,12 +1153,12 @@ class HostedTable:
             phase = self.game.state.phase
             result = self.live.submit_takeover(seat, action, reason)
             log.info("table %s: the %s AI played seat %d (%s): %s", self.id, self.takeover_level,
-                     seat, why, type(action).__name__ if isinstance(result, Applied) else result)
+                     seat + 1, why, type(action).__name__ if isinstance(result, Applied) else result)
             if self.live.ai_delay and phase in self.live.AI_PAUSE_PHASES:
                 await asyncio.sleep(self.live.ai_delay)
         if slot.reclaim:
             slot.takeover = slot.reclaim = False
-            log.info("table %s: seat %d handed back to %r", self.id, seat, slot.name)
+            log.info("table %s: seat %d handed back to %r", self.id, seat + 1, slot.name)
             self.broadcast_seats()
 
 
@@ -959,7 +1170,7 @@ class HostedTable:
 # (PROTOCOL.md "Bad input": 20 within a minute end the connection).
 FAIR_REFUSALS = frozenset({"ai_playing", "seat_taken", "seat_is_ai", "no_open_seat",
                            "too_many_tables", "already_seated", "no_such_seat", "rate_limited",
-                           "chat_busy", "save_failed"})
+                           "chat_busy", "save_failed", "not_started", "started", "not_owner"})
 
 
 def _fair(refusal: dict) -> dict:
@@ -1482,6 +1693,7 @@ class Server:
     tables_per_peer: int = TABLES_PER_PEER    # unfinished tables a peer created, at most
     tables_per_local: int = TABLES_PER_LOCAL  # ... this machine
     retire_after: float = RETIRE_AFTER        # seconds unfinished with no human seated (0: never)
+    waiting_max: float = WAITING_MAX          # seconds a table may wait to be started (0: for ever)
     code_guesses: int = CODE_GUESSES          # wrong join codes a minute from one peer
     spectator_chat: int = SPECTATOR_CHAT      # lines in 10 s from a table's spectators together
     log_every: float = PEER_LOG_EVERY         # seconds between two log lines about one peer
@@ -1727,7 +1939,7 @@ class Server:
                     os.path.lexists(self.folder / f"{tid}{end}") for end in (".json", ".table.json")):
                 return tid
 
-    def create(self, req: P.Create, peer: Optional[str] = None
+    def create(self, req: P.Create, peer: Optional[str] = None, creator: Optional[Connection] = None
                ) -> tuple[Optional[HostedTable], Optional[str]]:
         """A new table of `peer`, started — (None, None) if its save or sidecar cannot be
         written (nothing of it is kept: a table exists only once it is on disk)."""
@@ -1736,12 +1948,15 @@ class Server:
         game = NetGame(Config(players=len(seats), first_game=req.first_game), seats,
                        secrets.randbelow(SEED_LIMIT), self.cards,
                        save_path=self.folder / f"{tid}.json")
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)) \
-            if req.private else None
+        code = _new_code() if req.private else None
         slots = [Slot("open") if s.kind == "open" else Slot("ai", s.level) for s in req.seats]
         game.autosave()                   # at once (no Saver yet): the save, then its sidecar
+        # a table with a seat open waits for its players (issue 31): no game action until
+        # its creator starts it or every seat is taken
         table = HostedTable(self, tid, game, slots, req.private, _hash(code) if code else None,
-                            req.grace, req.takeover, req.clock, peer=peer)
+                            req.grace, req.takeover, req.clock, peer=peer,
+                            waiting=any(s.kind == "open" for s in slots), code=code)
+        table.creator = creator
         if game.save_error is not None or not table.save_meta():
             for path in (game.save_path, table.meta_path):
                 with contextlib.suppress(OSError):
@@ -1749,9 +1964,9 @@ class Server:
             return None, None
         self.tables[tid] = table
         table.start()
-        log.info("table %s created: %s%s", tid, ",".join(s.kind if s.kind == "open" else s.level
-                                                          for s in slots),
-                 " (private)" if code else "")
+        log.info("table %s created: %s%s%s", tid, ",".join(s.kind if s.kind == "open" else s.level
+                                                            for s in slots),
+                 " (private)" if code else "", " (waiting for its players)" if table.waiting else "")
         return table, code
 
     def resume(self) -> None:
@@ -1802,14 +2017,23 @@ class Server:
                 conn.tables.pop(tid, None)
         asyncio.get_running_loop().create_task(self._archive_files(tid, table, into))
 
-    def retire(self, tid: str) -> None:
-        """An unfinished table that had no human seated for retire_after seconds: it
-        leaves the list and stops; its save and sidecar are kept in `retired/` (not
-        resumed; moved back beside the others, it is resumed at the next start)."""
+    def retire(self, tid: str, why: str = "lonely") -> None:
+        """An unfinished table that had no human seated for retire_after seconds, or
+        that waited for its players (not started) for waiting_max seconds (`why`
+        "waiting"): it leaves the list and stops; its save and sidecar are kept in
+        `retired/` (not resumed; moved back beside the others, it is resumed at the next
+        start)."""
         table = self.tables.get(tid)
-        if table is None or table.game.over or table.has_humans():
+        if table is None or table.game.over:
             return
-        log.info("table %s retired: no human seated for %g s", tid, self.retire_after)
+        if why == "waiting":
+            if not table.waiting:
+                return
+            log.info("table %s retired: not started within %g s", tid, self.waiting_max)
+        else:
+            if table.has_humans():
+                return
+            log.info("table %s retired: no human seated for %g s", tid, self.retire_after)
         self.archive(tid, "retired")
 
     async def _archive_files(self, tid: str, table: Optional[HostedTable],
@@ -1850,25 +2074,36 @@ class Server:
             kind, level = s["kind"], s["level"]
             if kind not in ("open", "human", "ai") or (kind == "ai") == game.seats[i].human \
                     or (kind == "ai" and level != game.seats[i].level):
-                raise ValueError(f"{meta_path}: seat {i} does not match the save")
+                raise ValueError(f"{meta_path}: seat {i + 1} does not match the save")
             name, token_hash = s["name"], s["token_hash"]
             if not (name is None or type(name) is str) or not (token_hash is None or type(token_hash) is str):
-                raise ValueError(f"{meta_path}: seat {i} is damaged")
-            slots.append(Slot(kind, level if kind == "ai" else None, name, token_hash))
+                raise ValueError(f"{meta_path}: seat {i + 1} is damaged")
+            slots.append(Slot(kind, level if kind == "ai" else None, name, token_hash,
+                              left=s.get("left") is True and kind == "human"))
         if len(slots) != len(game.seats):
             raise ValueError(f"{meta_path}: {len(slots)} seats for {len(game.seats)}")
         clock, peer = meta["clock"], meta.get("peer")
+        # (the join code itself is kept in memory only, as the tokens: on disk its hash)
+        waiting, owner, code = meta.get("waiting") is True, meta.get("owner"), None
+        if game.history:
+            waiting = False               # (a table that has played has started)
+        if not (type(owner) is int and 0 <= owner < len(slots) and slots[owner].kind == "human"):
+            owner = None
+        if not (type(code) is str and _matches(code, meta["code_hash"])):
+            code = None
         # a grace from before the protocol's cap (a day, through the raw protocol) is cut
         return HostedTable(self, tid, game, slots, bool(meta["private"]), meta["code_hash"],
                            min(float(meta["grace"]), P.GRACE_MAX), str(meta["takeover"]),
                            None if clock is None else float(clock), float(meta.get("created", 0)),
-                           peer=peer if type(peer) is str else None)
+                           peer=peer if type(peer) is str else None, waiting=waiting,
+                           owner=owner, code=code)
 
     # ------------------------------------------------------------ requests
     def dispatch(self, conn: Connection, req: P.Request) -> dict:
         if isinstance(req, P.ListTables):
-            tables = sorted(self.tables.values(), key=lambda t: t.created)
-            return P.ok(req.id, tables=[t.info().to_wire() for t in tables])
+            # the tables waiting for players first (issue 31), then by age
+            tables = sorted(self.tables.values(), key=lambda t: (not t.waiting, t.created))
+            return P.ok(req.id, tables=[t.info(conn).to_wire() for t in tables])
         if isinstance(req, P.Cards):
             return P.ok(req.id, toml=self.cards_text())
         if isinstance(req, P.Ping):
@@ -1882,10 +2117,10 @@ class Server:
             share = self.tables_per_local if conn.key in (LOCAL, DOOR) else self.tables_per_peer
             if sum(1 for t in live if t.peer == conn.key) >= share:
                 return P.refused(req.id, "too_many_tables", {"limit": share})
-            table, code = self.create(req, conn.key)
+            table, code = self.create(req, conn.key, conn)
             if table is None:
                 return _fair(P.refused(req.id, "save_failed"))
-            return P.ok(req.id, table=table.id, code=code)
+            return P.ok(req.id, table=table.id, code=code, waiting=table.waiting)
         table = self.tables.get(req.table)
         if table is None:
             return P.refused(req.id, "no_table")
@@ -1899,6 +2134,10 @@ class Server:
             return table.undo(conn, req)
         if isinstance(req, P.EndGame):
             return table.end_game(conn, req)
+        if isinstance(req, P.Start):
+            return table.start_by(conn, req)
+        if isinstance(req, P.Setup):
+            return table.setup(conn, req)
         if req.table not in conn.tables:
             return P.refused(req.id, "not_at_table")
         if isinstance(req, P.Chat):
@@ -1918,7 +2157,7 @@ class Server:
                              "name": table.name_of(conn), "text": req.text})
             return P.ok(req.id)
         if isinstance(req, P.Leave):
-            table.detach(conn)
+            table.detach(conn, left=True)
             return P.ok(req.id)
         return P.refused(req.id, "bad_message", {"field": "t"})
 
@@ -1945,6 +2184,7 @@ def limits(args: Any) -> dict:
                 queued=args.queue_kib * 1024, queued_seated=args.seated_queue_kib * 1024,
                 tables_per_peer=args.tables_per_peer, tables_per_local=args.tables_per_local,
                 retire_after=args.retire_after * 60, finished_listed=args.finished_listed,
+                waiting_max=getattr(args, "waiting_max", WAITING_MAX / 60) * 60,
                 code_guesses=args.code_guesses, spectator_chat=args.spectator_chat,
                 log_every=args.log_every)
 

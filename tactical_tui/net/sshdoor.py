@@ -163,6 +163,71 @@ def client_lang(env: Mapping[str, str]) -> str:
     return "en"
 
 
+def given_lang(env: Mapping[str, str]) -> Optional[str]:
+    """The language the client's environment names (as client_lang), or None when it
+    sends none of LC_ALL, LC_MESSAGES, LANG (nor only C / POSIX): the door then uses the
+    language the player had last time (LangMemory)."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var)
+        if value and value.split(".")[0] not in ("C", "POSIX"):
+            return "ja" if value.lower().startswith("ja") else "en"
+    return None
+
+
+class LangMemory:
+    """The language each player had at the door, by key (or, at an open door, by name),
+    kept between sessions and restarts in the host's private folder (`door-langs.json`,
+    mode 0600; players only as sha256 tags): a player who once came with
+    ``-o SetEnv=LANG=ja_JP.UTF-8`` is in Japanese again with a plain ``ssh`` (issue 31
+    point 7). At most `most` players, the ones seen least recently forgotten first; a
+    damaged file is read as empty."""
+
+    FILE = "door-langs.json"
+    CAP = 512 * 1024
+
+    def __init__(self, folder: Optional[Path] = None, most: int = 4096) -> None:
+        self.path = (folder if folder is not None else host_dir()) / self.FILE
+        self.most = most
+        self.langs: dict[str, str] = self._load()
+
+    @staticmethod
+    def tag(key: Optional[str], name: str) -> str:
+        import hashlib
+        who = f"key {key}" if key is not None else f"name {name}"
+        return hashlib.sha256(who.encode("utf-8")).hexdigest()[:24]
+
+    def _load(self) -> dict:
+        import json
+        from rules.files import FileProblem, read_bounded
+        try:
+            data = json.loads(read_bounded(self.path, self.CAP).decode("utf-8"))
+        except (FileProblem, OSError, ValueError, UnicodeDecodeError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in list(data.items())[-self.most:]
+                if isinstance(k, str) and v in ("ja", "en")}
+
+    def get(self, tag: str) -> Optional[str]:
+        return self.langs.get(tag)
+
+    def put(self, tag: str, lang: str) -> None:
+        if self.langs.get(tag) == lang and list(self.langs)[-1:] == [tag]:
+            return
+        self.langs.pop(tag, None)
+        self.langs[tag] = lang
+        while len(self.langs) > self.most:
+            del self.langs[next(iter(self.langs))]
+        import json
+        from ..savefiles import write_atomic
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            write_atomic(self.path, json.dumps(self.langs))
+            os.chmod(self.path, 0o600)
+        except OSError as exc:
+            log.warning("cannot keep the players' languages in %s: %s", self.path, exc)
+
+
 def client_term(term_type: Optional[str]) -> str:
     """TERM for the child: the client's terminal type if it looks like one."""
     if term_type and _TERM_OK.fullmatch(term_type):
@@ -337,6 +402,7 @@ class SSHDoor:
         self.max_size = max_size
         self.refusals = PeerLog()
         self.auth_log = PeerLog()        # refused keys and a broken keys file: once a minute
+        self.langs = LangMemory()        # each player's language, kept between sessions
         # connections without a game running (not logged in yet, or logged in and no
         # session started): peer -> its connections, oldest first
         self.waiting: dict[str, list[_Server]] = {}
@@ -755,7 +821,13 @@ class _Session(asyncssh.SSHServerSession):
         chan = self._chan
         assert chan is not None
         env = chan.get_environment()
-        self.lang = client_lang(env)
+        # the language the client names; else the one this player had last time (by key,
+        # or name at an open door); what is used is remembered for next time
+        tag = LangMemory.tag(self.grant.fingerprint if self.grant is not None else None, self.name)
+        given = given_lang(env)
+        self.lang = given or self._door.langs.get(tag) or client_lang(env)
+        if given is not None:
+            self._door.langs.put(tag, given)
         refusal = self.grant.refusal() if self.grant is not None else None
         if refusal is not None:
             assert self.grant is not None

@@ -1,0 +1,256 @@
+"""Issue 31 (and issue 32 point 3), what a player sees, with Pilot at 80×24 against the
+real server on loopback: the waiting room (the creator's join code in its header and
+their lobby row, the rules of play, Start), the other player's lobby (waiting tables
+first, with their free seats and rules), a wrong join code asked again and never shown
+as the table's, a player leaving told apart from one who lost the connection, the host
+stopping said as such, the way back keeping the options and the launcher, and the SSH
+door remembering a player's language. Both languages where text is involved."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tactical_tui.lobby import LineScreen, LobbyScreen, WaitingScreen
+
+from test_net_join import Host, _client_app, _in_game, _lobby_ready, _said, _until_app
+from tui_app import screen_text
+
+TEXT = {
+    "en": {"waiting": "waiting for players", "open1": "[waiting for players · 1 open]",
+           "rules": "clock off · AI after 60 s · takeover AI normal", "code": "join code",
+           "wrong": "Wrong join code. Try again", "left": "left the table; the AI plays it",
+           "dropped": "lost the connection", "begins": "The game begins",
+           "stopped": "The host has stopped; your seat stays yours"},
+    "ja": {"waiting": "参加者を待っています", "open1": "[参加者待ち・空席1]",
+           "rules": "持ち時間 なし・代行まで 60秒・代行AI ふつう", "code": "参加コード",
+           "wrong": "参加コードが違います。もう一度入力してください", "left": "テーブルを離れました。戻るまでAIが代行します",
+           "dropped": "接続が切れました", "begins": "ゲームが始まります",
+           "stopped": "ホストが停止しました。席はあなたのままです"},
+}
+
+
+async def _make_private(app, pilot) -> None:
+    """c, Private on (the 7th row), Enter on the last row: the waiting room."""
+    await _until_app(pilot, lambda: _lobby_ready(app))
+    await pilot.press("c")
+    await _until_app(pilot, lambda: type(app.screen).__name__.startswith("CreateScreen"))
+    await pilot.press(*["down"] * 6, "right", "end", "enter")
+    await _until_app(pilot, lambda: isinstance(app.screen, WaitingScreen) and app.screen.owner()
+                     and app.session.table_facts(app.screen.table).get("code"))
+
+
+def _log(app) -> list:
+    return [getattr(e, "chat", "") or "" for e in app.feeds[app.viewer].log]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_waiting_room_a_wrong_code_asked_again_and_leaving_told_apart(tmp_path, lang):
+    w = TEXT[lang]
+
+    async def run():
+        async with Host(tmp_path) as host:
+            ann = _client_app(host, "ann", lang)
+            bob = _client_app(host, "bob", lang)
+            async with ann.run_test(size=(80, 24)) as pa, bob.run_test(size=(80, 24)) as pb:
+                await _make_private(ann, pa)
+                table = next(iter(host.server.tables.values()))
+                code = table.code
+                shown = screen_text(ann)
+                top = shown.splitlines()[0]
+                # the creator's header carries the code; the rules of play are said
+                assert w["waiting"] in top and code in top
+                assert w["rules"] in shown and all(len(x) <= 80 for x in shown.splitlines())
+                assert table.waiting and table.live.version == 0
+                # Bob's lobby: the waiting table first, its free seat, its rules, no code
+                await _until_app(pb, lambda: _lobby_ready(bob))
+                await pb.press("r")
+                await _until_app(pb, lambda: table.id in bob.session.tables)
+                await pb.pause(0.2)
+                lobby = screen_text(bob)
+                assert w["open1"] in lobby and w["rules"] in lobby and code not in lobby
+                # a wrong code: refused, asked again saying why, never shown as the table's
+                await pb.press("j")
+                await _until_app(pb, lambda: isinstance(bob.screen, LineScreen))
+                await pb.press(*"ZZZZZZ", "enter")
+                await _until_app(pb, lambda: isinstance(bob.screen, LineScreen)
+                                 and w["wrong"] in screen_text(bob))
+                assert "ZZZZZZ" not in str(bob.session.codes) and table.id not in bob.session.codes
+                # the right one (typed in lower case): seated — every seat taken, it starts
+                await pb.press(*code.lower(), "enter")
+                await _until_app(pb, lambda: _in_game(bob))
+                await _until_app(pa, lambda: _in_game(ann))
+                assert not table.waiting
+                # both are told the game begins, with its rules of play (the one whose join
+                # filled it too: the table's facts come before its first update)
+                for app in (ann, bob):
+                    assert any(w["begins"] in line and w["rules"] in line for line in _log(app)), [x for x in _log(app) if x]
+                # `?` in the game: the table's rules of play first (and, private, its code)
+                await pa.press("question_mark")
+                await _until_app(pa, lambda: w["rules"] in screen_text(ann))
+                assert code in screen_text(ann)
+                await pa.press("escape")
+                # Bob leaves on purpose (to the lobby; Ctrl+C, y does the same on its way
+                # out: app.on_unmount): "left the table", not a lost connection
+                said = _said(ann)
+                bob.action_back_to_title()
+                await _until_app(pb, lambda: isinstance(bob.screen, LobbyScreen))
+                await _until_app(pa, lambda: any(w["left"] in line for line in _log(ann)))
+                assert not any(w["dropped"] in line for line in _log(ann)) and said
+                assert table.slots[1].takeover and table.slots[1].left
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_lost_connection_is_said_as_such_and_the_host_stopping_too(tmp_path, lang):
+    w = TEXT[lang]
+
+    async def run():
+        async with Host(tmp_path) as host:
+            ann = _client_app(host, "ann", lang)
+            bob = _client_app(host, "bob", lang)
+            async with ann.run_test(size=(80, 24)) as pa, bob.run_test(size=(80, 24)) as pb:
+                await _until_app(pa, lambda: _lobby_ready(ann))
+                await pa.press("c")
+                await _until_app(pa, lambda: type(ann.screen).__name__.startswith("CreateScreen"))
+                await pa.press("end", "enter")
+                await _until_app(pa, lambda: isinstance(ann.screen, WaitingScreen))
+                await _until_app(pb, lambda: _lobby_ready(bob))
+                await pb.press("r")
+                table = next(iter(host.server.tables.values()))
+                await _until_app(pb, lambda: table.id in bob.session.tables)
+                await pb.press("j")
+                await _until_app(pb, lambda: _in_game(bob))
+                await _until_app(pa, lambda: _in_game(ann))
+                said = _said(ann)
+                bob.leaving = True               # a hang-up (SIGHUP): no `leave`
+                bob.session.client.shutdown()
+                await _until_app(pa, lambda: any(w["dropped"] in line for line in _log(ann)))
+                assert not any(w["left"] in line for line in _log(ann)) and said
+                assert not table.slots[1].left and not table.slots[1].takeover
+                # the host stops: said as such (not "connection lost"), and it reconnects
+                await host.server.stop()
+                from tactical_tui.lobby import NetBanner
+                await _until_app(pa, lambda: ann.screen.query(NetBanner)
+                                 and w["stopped"] in str(ann.screen.query_one(NetBanner).render()))
+    asyncio.run(run())
+
+
+def test_the_way_back_keeps_the_options_and_the_launcher(monkeypatch):
+    """Issue 31 point 7, issue 32 point 3: `tactical join … --lang ja` comes back with
+    `--lang ja`; started through run.py (TACTICAL_COMMAND), every printed command is
+    `python3 run.py …`."""
+    from types import SimpleNamespace
+
+    from tactical_tui import exitline, lobby
+    session = SimpleNamespace(address="127.0.0.1:7411", client=SimpleNamespace(name="花子"))
+    monkeypatch.delenv("TACTICAL_COMMAND", raising=False)
+    monkeypatch.setattr(lobby, "JOIN_OPTIONS", ["--lang", "ja"])
+    assert lobby.join_command(session) == "tactical join 127.0.0.1:7411 --name '花子' --lang ja"
+    assert exitline.resume_command() == "tactical --resume"
+    monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
+    assert lobby.join_command(session) == "python3 run.py join 127.0.0.1:7411 --name '花子' --lang ja"
+    assert exitline.resume_command() == "python3 run.py --resume"
+    monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py\x1b[2J")     # not a command: ignored
+    assert exitline.resume_command() == "tactical --resume"
+    # run.py says how it was started
+    import importlib.util
+    import sys
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("run_py", Path(__file__).parent.parent / "run.py")
+    run_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_py)
+    monkeypatch.setattr(sys, "argv", ["run.py", "--resume"])
+    assert run_py.launcher_command() == "python3 run.py"
+    monkeypatch.setattr(sys, "argv", ["../game dir/run.py"])
+    assert run_py.launcher_command() == "python3 '../game dir/run.py'"
+
+
+def test_the_exit_lines_say_the_launcher(tmp_path, monkeypatch):
+    """The quit dialog and the exit line of a saved solo game name `python3 run.py
+    --resume` when started through run.py (en, ja)."""
+    from types import SimpleNamespace
+
+    from tactical_tui import exitline
+    save = tmp_path / "g.json"
+    save.write_text("{}")
+    table = SimpleNamespace(save_path=save, save_problem=None, state=SimpleNamespace(phase="battle"))
+    monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
+    for lang, start in (("en", "Saved. Continue with: python3 run.py --resume"),
+                        ("ja", "保存しました。続きは: python3 run.py --resume")):
+        app = SimpleNamespace(table=table, lang=lang, session=None)
+        assert exitline.exit_line(app) == start
+        assert "python3 run.py --resume" in exitline.quit_question(app)
+
+
+def test_the_door_remembers_a_players_language(tmp_path):
+    """Issue 31 point 7: a player who came in Japanese (LANG sent) is in Japanese again
+    when their next ssh sends no language; a language sent wins; the memory is kept in
+    the host's folder (private), bounded, and survives a new door."""
+    import os
+    import stat
+
+    from tactical_tui.net.sshdoor import LangMemory, given_lang
+    assert given_lang({"LANG": "ja_JP.UTF-8"}) == "ja" and given_lang({"LANG": "en_GB.UTF-8"}) == "en"
+    assert given_lang({}) is None and given_lang({"LANG": "C.UTF-8"}) is None
+    mem = LangMemory(tmp_path, most=3)
+    taro = LangMemory.tag(None, "taro")
+    assert LangMemory.tag("SHA256:x", "taro") != taro
+    mem.put(taro, "ja")
+    assert LangMemory(tmp_path).get(taro) == "ja"                # a new door: still known
+    assert stat.S_IMODE(os.stat(tmp_path / LangMemory.FILE).st_mode) == 0o600
+    assert "taro" not in (tmp_path / LangMemory.FILE).read_text()
+    for name in ("a", "b", "c"):
+        mem.put(LangMemory.tag(None, name), "en")
+    assert LangMemory(tmp_path, most=3).get(taro) is None         # the oldest forgotten
+    (tmp_path / LangMemory.FILE).write_text("not json")
+    assert LangMemory(tmp_path).langs == {}
+
+
+@pytest.mark.parametrize("lang, left, dropped, gave_up, lobby", [
+    ("en", "* Seat 2 (bob) left the table; the AI plays it until they come back",
+     "* Seat 2 (bob) lost the connection", "* bob left Seat 2 (it is open again)", "2 bob (left)"),
+    ("ja", "* 席2（bob）がテーブルを離れました。戻るまでAIが代行します",
+     "* 席2（bob）の接続が切れました", "* bobが席2を離れました（空席になりました）", "2 bob（退席）")])
+def test_what_a_seats_change_says(lang, left, dropped, gave_up, lobby):
+    """Issue 31 point 3: the log line of a seat whose player left on purpose, of one whose
+    connection dropped, of a waiting table's seat given up; the lobby's word for a seat
+    left after the game's end (not "disconnected")."""
+    from tactical_tui.lobby import seat_note, seat_words
+    was = {"seat": 1, "kind": "human", "name": "bob", "status": "connected", "left": False}
+    assert seat_note(was, {**was, "status": "ai_takeover", "left": True}, lang) == left
+    assert seat_note(was, {**was, "status": "disconnected"}, lang).startswith(dropped)
+    assert seat_note(was, {"seat": 1, "kind": "open", "name": None, "status": "open"}, lang) == gave_up
+    over = {**was, "status": "disconnected", "left": True}
+    assert seat_words(over, lang) == lobby
+    assert "left the table" in seat_note(was, over, "en") and "lost" not in seat_note(was, over, "en")
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Start a server with: python3 run.py host"),
+                                         ("ja", "サーバーは python3 run.py host で起動します")])
+def test_no_server_names_the_command_that_starts_one(monkeypatch, lang, words):
+    """Issue 32 point 3: `join` to a port where nothing listens says how to start a host,
+    as this game was started (run.py)."""
+    import socket
+    from types import SimpleNamespace
+
+    from tactical_tui.cli import join_args
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]             # (closed again: nothing listens there)
+    monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
+    got, problem = join_args(SimpleNamespace(address=f"127.0.0.1:{port}", name="ann", socket=None), lang)
+    assert got is None and words in problem
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_how_to_play_names_the_launcher(monkeypatch, lang):
+    """Issue 32 point 3: How to play's keys page says `python3 run.py --resume` when the
+    game was started through run.py, `tactical --resume` otherwise."""
+    from tactical_tui.howto import page_text
+    monkeypatch.delenv("TACTICAL_COMMAND", raising=False)
+    assert "tactical --resume" in page_text(None, "keys", lang)
+    monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
+    text = page_text(None, "keys", lang)
+    assert "python3 run.py --resume" in text and "tactical --resume" not in text
