@@ -290,7 +290,7 @@ class TacticalApp(App):
         else:
             games = [g for g in list_games(self.cards) if g.problem is None]
             if not games:
-                self.notify(t("title.no_save", self.lang))
+                self.notify(self._nothing_to_continue())
                 return
             file = games[0].path
         lock = None
@@ -325,9 +325,19 @@ class TacticalApp(App):
         from .menus import ContinueScreen
         games = list_games(self.cards, include_finished=True)
         if not any(g.phase != "over" for g in games):
-            self.notify(t("title.no_save", self.lang))
+            self.notify(self._nothing_to_continue(games))
             return
         self.push_screen(localized(ContinueScreen, self.lang)(games))
+
+    def _nothing_to_continue(self, games=None) -> str:
+        """Why Continue has nothing to open: no saved game at all, or only finished ones
+        (it said "no saved game yet" after a finished game: issue 32)."""
+        if games is None:
+            from .saves import list_games
+            games = list_games(self.cards, include_finished=True)
+        if any(g.phase == "over" for g in games):
+            return t("title.all_finished", self.lang)
+        return t("title.no_save", self.lang)
 
     def clean_games(self) -> None:
         """Remove finished games and the oldest unfinished ones (asks first)."""
@@ -386,8 +396,8 @@ class TacticalApp(App):
             from .commands import remember
             self.set_lang("en" if self.lang == "ja" else "ja")
             remember(self, lang=self.lang)
-        elif choice == "quit":
-            self.exit()
+        elif choice == "quit":           # asks first, as Ctrl+C does (issue 32)
+            self.action_request_quit()
 
     @property
     def default_seed(self) -> Optional[int]:
@@ -477,7 +487,11 @@ class TacticalApp(App):
             from .lobby import back_to_lobby
             back_to_lobby(self)
             return
-        self._reset_to(localized(TitleScreen, self.lang)())
+        title = localized(TitleScreen, self.lang)()
+        from .menus import ContinueScreen
+        if isinstance(self.screen, (SetupScreen, ContinueScreen)):   # back on the row that opened it
+            title.start_row = "new" if isinstance(self.screen, SetupScreen) else "continue"
+        self._reset_to(title)
 
     def _reset_to(self, screen) -> None:
         while len(self.screen_stack) > 2:

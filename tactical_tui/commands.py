@@ -84,6 +84,12 @@ def remember(app, **changes) -> None:
     store = getattr(app, "store", None)
     if store is None:
         return
+    if "lang" in changes:
+        # the locale's own language is kept as "none chosen": switching there and back
+        # left `lang = "en"` in the file, and LANG no longer decided (issue 32)
+        from .langs import default_lang
+        if changes["lang"] == default_lang():
+            changes["lang"] = None
     problem = store.update(**changes)
     if problem is not None and getattr(app, "_settings_warned", None) != problem.code:
         app._settings_warned = problem.code

@@ -318,6 +318,8 @@ class GameScreen(BaseScreen):
         cid = self.highlighted_card()
         if cid:
             self.app.show_card(cid)
+        else:                            # said, not silent (issue 32)
+            self.app.notify(self.tr("details.none"))
 
     def send(self, action) -> None:
         """This seat's answer to the table. Keys typed after it wait for the next question

@@ -28,7 +28,7 @@ from typing import Any, Optional
 MAX_BYTES = 64 * 1024            # a settings file is a few hundred bytes
 FILE_NAME = "settings.toml"
 LANGS = ("ja", "en")
-LEVELS = ("human", "normal", "hard", "easy", "random")
+LEVELS = ("human", "random", "easy", "normal", "hard")   # by strength, as the setup cycles them
 THEMES = ("dark", "light")
 # Textual's built-in themes behind our two names (app.tcss uses only theme variables).
 TEXTUAL_THEME = {"dark": "textual-dark", "light": "textual-light"}

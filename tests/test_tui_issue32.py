@@ -1,0 +1,235 @@
+"""Issue 32 (a newcomer's play-test), the points of the menus, the pacing and the replay:
+Pilot at 80×24, in both languages where text is involved.
+
+1. Up on the title's first row stays there; the menu's Quit asks first.
+4. The table applies no AI action while the quit dialog is open; after a resume, the
+   "since your last decision" recap tells what happened before it.
+13. New game's AI levels cycle by strength.
+15. Esc from New game / Continue puts the title's cursor on the row that opened it; the
+   Continue clean-up row says what goes; Continue after finished games says they are
+   finished; switching the language there and back leaves the locale deciding; `d` on a
+   row with no card says so."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tactical_tui.app import TacticalApp
+from tactical_tui.i18n import t
+
+from test_tui_keys import burst, calm, until
+
+
+def new_app(lang: str, **kw) -> TacticalApp:
+    kw.setdefault("ai_delay", 0.0)
+    kw.setdefault("autosave", False)
+    return TacticalApp(lang=lang, seed=7, **kw)
+
+
+def row(screen, selector: str) -> str:
+    ol = screen.query_one(selector)
+    return ol.get_option_at_index(ol.highlighted).id
+
+
+def messages(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+# ------------------------------------------------------------------ 1: the title's Quit
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_up_on_the_title_top_row_stays_and_quit_asks_first(lang):
+    """`Up Enter` on the title's first row chose Quit (the list went round) and the app
+    ended with no question. Now Up stays on the first row, and the Quit row asks the quit
+    question (n keeps the title)."""
+    from tactical_tui.menus import TitleScreen
+    from tactical_tui.widgets import ConfirmScreen
+
+    async def run():
+        app = new_app(lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            await pilot.press("up")
+            assert row(app.screen, "#menu") == "quick"
+            await pilot.press("end", "down")              # the last row stays the last
+            assert row(app.screen, "#menu") == "quit"
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            assert not app.quitting
+            await pilot.press("n")
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title again")
+            assert not app.quitting and app.is_running
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            await pilot.press("y")
+            await until(pilot, lambda: app.quitting, "quitting")
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ 13: levels by strength
+
+def test_setup_levels_cycle_by_strength():
+    """Right on a seat's row: human → random → easy → normal → hard (it went human →
+    normal → hard → easy → random)."""
+    from tactical_tui.menus import SetupScreen
+
+    async def run():
+        app = new_app("en")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
+            scr = app.screen
+            await pilot.press("down", "down")             # seat 2
+            assert row(scr, "#form") == "seat1"
+            seen = [scr.seats[1]]
+            for _ in range(5):
+                await pilot.press("right")
+                seen.append(scr.seats[1])
+            assert seen == ["normal", "hard", "human", "random", "easy", "normal"]
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ 15: the smaller points
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_escape_from_setup_or_continue_returns_to_its_row(lang, tmp_path, monkeypatch):
+    from tactical_tui.menus import ContinueScreen, SetupScreen, TitleScreen
+    _a_saved_game(tmp_path, monkeypatch)
+
+    async def run():
+        app = new_app(lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            await calm(pilot)
+            assert row(app.screen, "#menu") == "new"
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ContinueScreen), "Continue")
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            await calm(pilot)
+            assert row(app.screen, "#menu") == "continue"
+    asyncio.run(run())
+
+
+def _a_saved_game(tmp_path, monkeypatch, over: bool = False):
+    """A save folder with one unfinished game (or one finished game)."""
+    from rules import Config
+    from rules.cards import default_cards
+    from tactical_tui.saves import new_game_path
+    from tactical_tui.table import GameTable, SeatSetup
+    monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
+    seats = tuple(SeatSetup(False, "random") for _ in range(3))
+    game = GameTable(Config(players=3), seats, 3, default_cards(), save_path=new_game_path())
+    if over:
+        game.end_by_agreement()
+    game.autosave()
+    return game
+
+
+def _finished_games(tmp_path, monkeypatch, n: int) -> None:
+    for _ in range(n):
+        _a_saved_game(tmp_path, monkeypatch, over=True)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_continue_after_finished_games_says_they_are_finished(lang, tmp_path, monkeypatch):
+    """Continue with only finished games said "There is no saved game to continue yet"."""
+    from tactical_tui.menus import TitleScreen
+    _finished_games(tmp_path, monkeypatch, 2)
+
+    async def run():
+        app = new_app(lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            await pilot.press("down", "down", "enter")
+            await until(pilot, lambda: messages(app), "a message")
+            assert messages(app) == [t("title.all_finished", lang)]
+            assert t("title.all_finished", lang) != t("title.no_save", lang)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_continue_clean_up_row_says_what_it_deletes(lang, tmp_path, monkeypatch):
+    """The clean-up row names the finished games and the unfinished ones beyond the
+    newest five, by kind ("remove 4 old or finished games (the 5 newest stay)" was read
+    as removing games the player still wanted)."""
+    from tactical_tui.menus import ContinueScreen, TitleScreen
+    _finished_games(tmp_path, monkeypatch, 2)
+    for _ in range(6):
+        _a_saved_game(tmp_path, monkeypatch)
+
+    async def run():
+        app = new_app(lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
+            await pilot.press("down", "down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ContinueScreen), "Continue")
+            ol = app.screen.query_one("#games")
+            last = ol.get_option_at_index(ol.option_count - 1)
+            assert last.id == "clean"
+            tr = lambda key, **kw: t(key, lang, **kw)
+            want = tr("cont.clean", what=tr("cont.clean.finished", n=2) + tr("cont.clean.and")
+                      + tr("cont.clean.older", n=1, keep=5))
+            assert str(last.prompt) == want
+            if lang == "en":
+                assert want == ("Clean up: delete 2 finished games and 1 unfinished game "
+                                "older than your 5 newest")
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("locale", ["en_US.UTF-8", "ja_JP.UTF-8"])
+def test_language_there_and_back_leaves_the_locale_deciding(locale, tmp_path, monkeypatch):
+    """The palette's language command twice: the settings file names no language after,
+    so LANG decides again (it kept `lang = "en"`)."""
+    from tactical_tui.commands import switch_language
+    from tactical_tui.settings import Store, load
+    for var in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", locale)
+    path = tmp_path / "settings.toml"
+    home = locale[:2]
+
+    async def run():
+        app = TacticalApp(lang=home, ai_delay=0.0, autosave=False, store=Store.from_file(path))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.05)
+            switch_language(app)
+            await pilot.pause(0.05)
+            assert load(path)[0].lang == ("ja" if home == "en" else "en")
+            switch_language(app)
+            await pilot.pause(0.05)
+            assert app.lang == home
+    asyncio.run(run())
+    assert load(path)[0].lang is None
+    assert "lang" not in path.read_text(encoding="utf-8").split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_details_with_no_card_under_the_cursor_says_so(lang):
+    """`d` where no card is under the cursor (the battle's rows) did nothing, silently."""
+    from tactical_tui.screens import BattleScreen
+    from test_tui_table import _until
+
+    async def run():
+        app = TacticalApp(lang=lang, ai_delay=0.0, seed=6, autosave=False,
+                          seats=("human", "normal", "normal", "normal"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(app, pilot, lambda: isinstance(app.screen, BattleScreen)
+                         and app.feeds[0].asked() and not app._modal_open())
+            await calm(pilot)
+            scr = app.screen
+            rows = [i for i, a in enumerate(scr._actions) if getattr(a, "card", None) is None]
+            scr.query_one("#actions").highlighted = rows[0]      # e.g. "End the turn"
+            await pilot.pause(0.02)
+            assert scr.highlighted_card() is None
+            app.clear_notifications()
+            await pilot.press("d")
+            await until(pilot, lambda: messages(app), "a message")
+            assert messages(app)[-1] == t("details.none", lang)
+    asyncio.run(run())
