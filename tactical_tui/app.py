@@ -468,6 +468,8 @@ class TacticalApp(App):
         for seat in seats:
             self.feeds[seat] = SeatFeed(seat)
             live.subscribe(seat, callback=partial(self._on_update, live, seat))
+            if seat is not None and hasattr(live, "unseen"):   # a continued game: the recap
+                self.feeds[seat].since = live.unseen(seat)      # tells what came before
         live.start()
         self._sync()
 
@@ -952,12 +954,34 @@ class TacticalApp(App):
         return self.submit(action)
 
     def action_request_quit(self) -> None:
+        """Ask before quitting. The table applies no AI action while the question is
+        open (`LiveTable.hold`: an AI attacked behind it, issue 32); a table on a server
+        goes on (it is not this player's alone)."""
         if isinstance(self.screen, ConfirmScreen):
             self.exit()
             return
         from .exitline import quit_question
-        self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)),
-                         lambda yes: self.exit() if yes else self.call_later(self._sync))
+        live = self.live
+        held = live is not None and hasattr(live, "hold")
+        if held:
+            live.hold()
+
+        def answered(yes) -> None:
+            if yes:                      # (held until the table closes with the app)
+                self.exit()
+                return
+            if held:
+                live.release()
+            self.call_later(self._sync)
+        self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)), answered)
+
+    def action_skip_ai(self) -> None:
+        """Skip the AI pauses up to the player's next decision (the table's `hurry`);
+        the log and the "since your last decision" recap say what happened."""
+        live = self.live
+        if live is None or not hasattr(live, "hurry") or self._viewer_asked():
+            return
+        live.hurry()
 
     quitting = False    # set by `exit`: the app is closing, keys are no longer taken
 

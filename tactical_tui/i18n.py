@@ -18,6 +18,7 @@ TUI: dict[str, dict[str, str]] = {
     # keys (Footer)
     "key.select": {"ja": "決定", "en": "Select"},
     "key.details": {"ja": "詳細", "en": "Details"},
+    "key.skip_ai": {"ja": "AI早送り", "en": "Skip AI"},
     "details.none": {"ja": "カーソルの位置にカードがありません（d はカーソルのあるカードの詳細を表示します）。",
                      "en": "No card under the cursor (d shows the details of the card under it)."},
     "key.targets": {"ja": "入札対象", "en": "Targets"},

@@ -100,7 +100,8 @@ class GameScreen(BaseScreen):
             ("h", "app.hint", "key.hint", False),
             ("H", "auto", "key.auto", False),
             ("z", "undo", "key.undo", False),
-            ("d", "details", "key.details", True)]
+            ("d", "details", "key.details", True),
+            ("f", "app.skip_ai", "key.skip_ai", True)]     # to your next decision (issue 32)
     TAKES_HELD_KEYS = True
 
     def compose(self) -> ComposeResult:

@@ -233,3 +233,91 @@ def test_details_with_no_card_under_the_cursor_says_so(lang):
             await until(pilot, lambda: messages(app), "a message")
             assert messages(app)[-1] == t("details.none", lang)
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ 4: the quit question
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_no_ai_action_is_applied_while_the_quit_question_is_open(lang, monkeypatch):
+    """An AI attacked while "Quit?" was open. Now the table holds its AI seats while it
+    is (`LiveTable.hold`): an AI decision that comes while the question is up (the
+    AI's thinking is let go only then) is not applied until the answer is `n`."""
+    from tactical_tui.table import LiveTable
+    from tactical_tui.widgets import ConfirmScreen
+    real = LiveTable._think
+    gate: dict = {}
+    thought = []
+
+    async def think(self, seat, obs):
+        await gate["open"].wait()
+        result = await real(self, seat, obs)
+        thought.append(seat)
+        return result
+    monkeypatch.setattr(LiveTable, "_think", think)
+
+    async def run():
+        gate["open"] = asyncio.Event()
+        app = TacticalApp(lang=lang, ai_delay=0.0, seed=6, autosave=False,
+                          seats=("human", "normal", "normal", "normal"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.table is not None and app.busy, "an AI thinking")
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            assert app.table.history == []
+            gate["open"].set()                        # the AI decides now
+            await until(pilot, lambda: thought, "the AI's decision")
+            for _ in range(20):
+                await pilot.pause(0.01)
+            assert app.table.history == []            # … and waits
+            await pilot.press("n")
+            await until(pilot, lambda: app.table.history, "the AI's pick applied")
+    asyncio.run(run())
+
+
+def _a_game_hit_since_the_players_last_decision(tmp_path):
+    """A saved game of seat 1 (human) and 3 normal AI seats, played by the normal AI for
+    seat 1 too, stopped where seat 1 must decide and has taken damage since its last
+    decision: the file, and that damage's event."""
+    from rules import Config
+    from rules import events as E
+    from rules.cards import default_cards
+    from tactical_tui.saves import to_json, write_atomic
+    from tactical_tui.table import GameTable, SeatSetup
+    for seed in range(1, 40):
+        seats = (SeatSetup(True),) + tuple(SeatSetup(False, "normal") for _ in range(3))
+        game = GameTable(Config(players=4, first_game=True), seats, seed, default_cards())
+        since = []
+        while not game.over and len(game.history) < 3000:
+            if game.human_to_act() == 0:
+                hits = [e for e in since if isinstance(e, E.DamageDealt) and e.target == 0 and e.amount]
+                if hits and game.state.phase == "battle":
+                    path = tmp_path / "hit.json"
+                    write_atomic(path, to_json(game.save_data()))
+                    return path, hits[-1]
+                action, _ = game.hint(0)
+                game.submit(action)
+                since = []
+            else:
+                seat = game.ai_to_act()
+                action, reason = game.ai_decide(seat)
+                game.submit_ai(seat, action, reason)
+                since.extend(game.events_of[-1])
+    raise AssertionError("no such game")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_continued_game_recaps_what_came_before_it_was_left(lang, tmp_path):
+    """`--resume`: "Since your last decision" listed only what came after the resume, so
+    an AI's hit before the game was left was never told. Now the recap of the first
+    decision after it begins with what the seat saw nothing of."""
+    from tactical_tui.views import recap_text
+    path, hit = _a_game_hit_since_the_players_last_decision(tmp_path)
+    want = t("recap.damage", lang, seat=t("seat", lang, n=hit.seat + 1), n=hit.amount, hp=hit.hp)
+
+    async def run():
+        app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False, resume=str(path))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: messages(app), "the recap")
+            recap = [m for m in messages(app) if m.startswith(recap_text([hit], 0, lang)[:6])]
+            assert recap and want in recap[0], messages(app)
+    asyncio.run(run())
