@@ -45,12 +45,13 @@ async def _game(seed: int, seats: tuple[str, ...], delay: float, turns: int, lan
     async with app.run_test(size=(80, 24)) as pilot:
         ended_at = None            # when the player's last battle turn ended
         mine_before = False
-        asked_at = None            # the question last answered
+        asked_at = None            # the table's version at the last answer
         for _ in range(2_000_000):
             await asyncio.sleep(0.002)
             if app.table is None:
                 continue
             if app.table.over or len(waits) >= turns:
+                await pilot.pause(0.5)       # (the screen that came with it, mounted)
                 break
             feed = app.feeds.get(0)
             u = feed.latest if feed is not None else None
@@ -70,11 +71,12 @@ async def _game(seed: int, seats: tuple[str, ...], delay: float, turns: int, lan
             if modal:
                 await pilot.press("enter")
                 continue
-            if feed.asked() and not app.busy and u.asked_at != asked_at:
+            moves = len(app.table.history)
+            if feed.asked() and not app.busy and moves != asked_at:
                 if mine and ended_at is not None:
                     waits.append(time.perf_counter() - ended_at)
                     ended_at = None
-                asked_at = u.asked_at
+                asked_at = moves             # (a build is one question of many steps)
                 await pilot.press("H")
     return waits
 

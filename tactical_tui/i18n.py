@@ -525,6 +525,8 @@ TUI: dict[str, dict[str, str]] = {
     "key.prev": {"ja": "前へ", "en": "Back"},
     "key.next": {"ja": "次へ", "en": "Forward"},
     "key.export": {"ja": "書き出し", "en": "Export"},
+    "key.replay_first": {"ja": "最初", "en": "First"},
+    "key.replay_last": {"ja": "最後", "en": "Last"},
     "key.save_replay": {"ja": "リプレイ保存", "en": "Save replay"},
     # the table server (tactical host, tactical_tui/net/server.py): refusal codes of the
     # protocol (docs/PROTOCOL.md), bye codes, seat statuses, the host's own lines

@@ -321,3 +321,100 @@ def test_a_continued_game_recaps_what_came_before_it_was_left(lang, tmp_path):
             recap = [m for m in messages(app) if m.startswith(recap_text([hit], 0, lang)[:6])]
             assert recap and want in recap[0], messages(app)
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ 5: the replay
+
+def _replay_file(tmp_path, name: str) -> "Path":
+    """A finished game of 3 random AI seats, saved as `name`."""
+    from rules import Config
+    from rules.cards import default_cards
+    from tactical_tui.saves import to_json, write_atomic
+    from tactical_tui.table import GameTable, SeatSetup
+    game = GameTable(Config(players=3, first_game=True),
+                     tuple(SeatSetup(False, "random") for _ in range(3)), 5, default_cards())
+    while not game.over and len(game.history) < 400:
+        seat = game.ai_to_act()
+        game.submit_ai(seat, *game.ai_decide(seat))
+    path = tmp_path / name
+    write_atomic(path, to_json(game.save_data()))
+    return path
+
+
+def _replay_app(path, lang):
+    from pathlib import Path
+    from rules.cards import default_cards
+    from tactical_tui.replay import ReplayApp, ReplayScreen, load_replay
+    from tactical_tui.widgets import localized
+    cards = default_cards()
+    events0, steps, start = load_replay(str(path), lang, cards)
+    screen = localized(ReplayScreen, lang)(Path(path).name, events0, steps, cards, lang, start=start)
+    return ReplayApp(screen), screen
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_replay_steps_describe_each_event_once_and_a_held_key_draws_once(lang, tmp_path, monkeypatch):
+    """Stepping described the whole game again at every step (0.11 s a step; a held →
+    went on for seconds after it was let go). Now every event is described once, and 30
+    → arriving together are one step of 30 drawn once (or a few times), not 30 draws."""
+    from tactical_tui.text import Describer
+    path = _replay_file(tmp_path, "game.json")
+    calls = []
+    real = Describer.describe
+    monkeypatch.setattr(Describer, "describe", lambda self, e: calls.append(e) or real(self, e))
+    app, screen = _replay_app(path, lang)
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.05)
+            described = len(calls)
+            assert described == len(screen.events0) + sum(len(ev) for _, _, ev in screen.steps)
+            draws = screen.draws
+            burst(app, *["right"] * 30)
+            await until(pilot, lambda: screen.k == 30 and screen._drawn == 30, "step 30")
+            await calm(pilot)
+            assert screen.draws - draws <= 3, screen.draws - draws
+            for _ in range(5):
+                await pilot.press("left")
+            await pilot.press("end")
+            await calm(pilot)
+            assert screen.k == len(screen.steps)
+            assert len(calls) == described               # nothing described again
+            top = str(screen.query_one("#topbar").render())
+            assert f"{len(screen.steps)}/{len(screen.steps)}" in top
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_replay_footer_help_and_header_at_80_columns(lang, tmp_path):
+    """Home/End are in the footer; `?` shows the replay's keys; a long file name is cut
+    (…) so that the step and the phase stay in the header (`…json — step 180/189 — the`)."""
+    from rich.cells import cell_len
+    from tactical_tui.replay import rt
+    from tactical_tui.text import ui
+    from tactical_tui.widgets import TextScreen
+    from tui_app import screen_text
+    path = _replay_file(tmp_path, "20261203-170132-7ba696-a-rather-long-name-seed123456.json")
+    app, screen = _replay_app(path, lang)
+
+    async def run():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("end")
+            await calm(pilot)
+            rows = screen_text(app).split("\n")
+            top, footer = rows[0], rows[23]
+            phase = ui("phase." + screen.state_at(screen.k).phase, lang)
+            assert top.rstrip().endswith(phase) and cell_len(top.rstrip()) <= 80, top
+            n = len(screen.steps)
+            assert (f"{n}/{n}" if lang == "en" else f"{n}/{n}手") in top
+            assert "…" in top
+            assert t("key.replay_first", lang) in footer and t("key.replay_last", lang) in footer
+            assert "Home" in footer or "home" in footer.lower()
+            await pilot.press("question_mark")
+            await until(pilot, lambda: isinstance(app.screen, TextScreen), "the help")
+            text = screen_text(app)
+            assert "Home" in text and "End" in text and "PageDown" in text
+            assert rt("help", lang).split("\n")[0][:10] in text
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is screen, "the replay again")
+    asyncio.run(run())
