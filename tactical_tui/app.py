@@ -166,6 +166,42 @@ class TacticalApp(App):
         super().notify(plain(message), title=plain(title), severity=severity,
                        timeout=timeout, markup=False)
 
+    _hidden_since: Optional[float] = None    # toasts kept off a reading screen since
+
+    def _reading(self) -> bool:
+        """A screen the player reads (the log, the help, How to play, the results, a
+        card's details): no toast covers it (issue 32: "Since your last decision…" cut
+        log lines)."""
+        from .widgets import LogScreen, TextScreen
+        from .howto import HowToScreen
+        try:
+            return isinstance(self.screen, (LogScreen, TextScreen, HowToScreen))
+        except Exception:                # no screen yet
+            return False
+
+    def _refresh_notifications(self) -> None:
+        """Textual shows the notifications on the screen on top; on a reading screen
+        (`_reading`) none is shown, and the time it was up does not count against
+        theirs: once it is closed they are shown for the rest of their time."""
+        import time as _time
+        now = _time.time()
+        if self._reading():
+            if self._hidden_since is None:
+                self._hidden_since = now
+            from textual.widgets._toast import Toast, ToastHolder
+            for scr in self.screen_stack:   # (a dialog shows the screen beneath, and a
+                for toast in scr.query(Toast):   # toast there would time out unread)
+                    # with its holder: Textual finds a toast by its holder's id
+                    holder = toast.parent
+                    (holder if isinstance(holder, ToastHolder) else toast).remove()
+            return
+        if self._hidden_since is not None:
+            since, self._hidden_since = self._hidden_since, None
+            kept = getattr(self._notifications, "_notifications", None)   # (unreaped)
+            for note in list(kept.values() if isinstance(kept, dict) else self._notifications):
+                note.raised_at += now - max(since, note.raised_at)
+        super()._refresh_notifications()
+
     def toast_lines(self, message: str) -> str:
         """`message` broken into lines for a toast as i18n.break_lines breaks them — in
         Japanese no line starts with 、。）, a card name or katakana word is not split
@@ -620,6 +656,9 @@ class TacticalApp(App):
         if not fresh and scr is not None and scr.seat == self.viewer and scr.phase == phase:
             scr.show(update)
             return
+        if phase == "over" and self._phase != "over":
+            self.clear_notifications()   # (a recap or a hint of the last turn: not over
+                                         # the final standings, issue 32)
         self._phase = phase
         if self.session is not None:     # a seat (or a spectator) of a server's table
             from .lobby import remote_screen

@@ -418,3 +418,64 @@ def test_replay_footer_help_and_header_at_80_columns(lang, tmp_path):
             await pilot.press("escape")
             await until(pilot, lambda: app.screen is screen, "the replay again")
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ 7: notifications
+
+def _toasts(app) -> list:
+    from textual.widgets._toast import Toast
+    return [w for scr in app.screen_stack for w in scr.query(Toast)]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_no_toast_covers_the_log_or_the_help_and_it_comes_back_after(lang):
+    """A toast up when the log (`l`) or the help (`?`) opens is taken off — on the
+    dialog and on the screen beneath it — and comes back when it is closed, for the rest
+    of its time (the time spent reading does not count)."""
+    from tactical_tui.widgets import LogScreen, TextScreen
+
+    async def run():
+        app = TacticalApp(lang=lang, ai_delay=0.0, seed=6, autosave=False,
+                          seats=("human", "normal", "normal", "normal"))
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await until(pilot, lambda: app.table is not None and app.feeds[0].asked()
+                        and not app.busy, "the draft")
+            await calm(pilot)
+            app.clear_notifications()
+            app.notify("note 1", timeout=0.6)
+            await until(pilot, lambda: _toasts(app), "the toast")
+            for key, kind in (("l", LogScreen), ("question_mark", TextScreen)):
+                await pilot.press(key)
+                await until(pilot, lambda: isinstance(app.screen, kind), "the reading screen")
+                await calm(pilot)
+                assert _toasts(app) == []
+                for _ in range(40):                       # longer than the toast's time
+                    await pilot.pause(0.02)
+                assert _toasts(app) == []
+                await pilot.press("escape")
+                await until(pilot, lambda: not isinstance(app.screen, kind), "closed")
+                await until(pilot, lambda: _toasts(app), "the toast again")
+                assert "note 1" in messages(app)
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_game_over_screen_starts_without_the_last_turns_toasts(lang):
+    """A recap or hint of the last turn stayed on top of the final standings."""
+    from tactical_tui.screens import BattleScreen, GameOverScreen
+    from test_tui_table import _until
+
+    async def run():
+        app = TacticalApp(lang=lang, ai_delay=0.0, seed=6, autosave=False,
+                          seats=("human", "normal", "normal", "normal"))
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await _until(app, pilot, lambda: isinstance(app.screen, BattleScreen)
+                         and app.feeds[0].asked() and not app._modal_open())
+            app.notify("a recap of the last turn", timeout=30)
+            app.live.agree_end((0,))
+            await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "game over")
+            await calm(pilot)
+            assert "a recap of the last turn" not in messages(app)
+            assert _toasts(app) == [] or all("recap" not in str(w._notification.message)
+                                             for w in _toasts(app))
+    asyncio.run(run())
