@@ -112,7 +112,7 @@ class TacticalApp(App):
     ENABLE_COMMAND_PALETTE = True        # Ctrl+P: the game's commands (commands.py)
 
     def __init__(self, lang: Optional[str] = None, cards: Optional[CardSet] = None,
-                 ai_delay: float = 0.6, quick: bool = False, seed: Optional[int] = None,
+                 ai_delay: float = 0.4, quick: bool = False, seed: Optional[int] = None,
                  resume: Optional[str] = None, seats: Optional[tuple[str, ...]] = None,
                  autosave: bool = True, store=None, join=None) -> None:
         super().__init__()

@@ -204,7 +204,7 @@ class SetupScreen(MenuScreen):
         self.seats = ["human", "normal", "normal", "normal", "normal"]
         self.first_game = True
         self.seed = None
-        self.delay = 0.6
+        self.delay = 0.4
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="setup-title")

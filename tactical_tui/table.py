@@ -6,7 +6,7 @@ usable headless. `LiveTable` runs it: the AI seats (off the event loop, with the
 pause), the undo rule (`GameTable.undo_refusal`), and publishing. Its interface is
 messages, usable from asyncio, so that a view in another process can be served the same:
 
-    live = LiveTable(game, ai_delay=0.6)
+    live = LiveTable(game, ai_delay=0.4)
     feed = live.subscribe(seat)          # or subscribe(seat, callback=fn); None: spectator
     async for update in feed: ...        # Update: version, entries, observation, turn, undo
     live.submit(seat, action)            # -> Applied(version) | Refused(code, params)
@@ -542,7 +542,7 @@ class LiveTable:
                     E.Rested, E.BidPlaced, E.Passed, E.AuctionUsed, E.TargetWon,
                     E.TargetUnsold, E.Appraised)
 
-    def __init__(self, game: GameTable, ai_delay: float = 0.6, executor=None,
+    def __init__(self, game: GameTable, ai_delay: float = 0.4, executor=None,
                  on_error: Optional[Callable[[BaseException], None]] = None) -> None:
         self.game = game
         self.ai_delay = ai_delay
