@@ -479,3 +479,69 @@ def test_the_game_over_screen_starts_without_the_last_turns_toasts(lang):
             assert _toasts(app) == [] or all("recap" not in str(w._notification.message)
                                              for w in _toasts(app))
     asyncio.run(run())
+
+
+# ------------------------------------------------------------------ 16: following the AI
+
+def test_the_ai_pause_follows_only_actions_that_show_a_change():
+    """`LiveTable._pause_after`: a damage, a move, a bid get the pause; a chip drawn, an
+    attack's target chosen, the turn handed on do not; nor a secret event of another
+    seat (the bid's card) that no human seat may see."""
+    from rules import Config
+    from rules import events as E
+    from rules.cards import default_cards
+    from tactical_tui.table import GameTable, LiveTable, LogEntry, SeatSetup
+    game = GameTable(Config(players=3), (SeatSetup(True),) + (SeatSetup(False),) * 2, 1,
+                     default_cards())
+    live = LiveTable(game)
+    pause = lambda *events: live._pause_after([LogEntry(event=e) for e in events])
+    assert pause(E.DamageDealt(1, 0, 2, 4))
+    assert pause(E.Moved(1, 2, 3))
+    assert pause(E.ChipDrawn(1, "1", 1), E.DamageDealt(1, 2, 1, 5))
+    assert pause(E.BidPlaced(1, "t1"))
+    assert not pause(E.ChipDrawn(1, "1", 1))
+    assert not pause(E.TargetChosen(1, 2))
+    assert not pause(E.TurnEnded(1), E.TurnStarted(2, 1))
+    assert not pause(E.BidCardChosen(1, "t1", "c1"))
+    assert not pause()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_f_skips_the_ai_pauses_to_the_players_next_turn_and_nothing_is_lost(lang):
+    """With a 1000-second AI pause, `f` while the AI seats play brings the player's next
+    battle decision at once (the table's `hurry` ends there); the seat's log holds every
+    event the table's log has for it, and the recap tells the damage taken."""
+    from tactical_tui.screens import BattleScreen
+    from test_tui_table import _until
+
+    async def run():
+        app = TacticalApp(lang=lang, ai_delay=0.0, seed=6, autosave=False,
+                          seats=("human", "normal", "normal", "normal"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(app, pilot, lambda: isinstance(app.screen, BattleScreen)
+                         and app.feeds[0].asked() and not app._modal_open())
+            app.live.ai_delay = 1000.0
+            turns = 0
+            mine_before = True
+            for _ in range(6000):
+                await pilot.pause(0.005)
+                u = app.feeds[0].latest
+                if app.table.over or turns >= 3:
+                    break
+                battle = u.observation.battle
+                mine = battle is not None and battle.turn.seat == 0
+                if mine and not mine_before:
+                    turns += 1
+                mine_before = mine
+                if app._modal_open():
+                    await pilot.press("enter")
+                elif app.feeds[0].asked() and not app.busy:
+                    await pilot.press("H")
+                elif not app.feeds[0].asked():
+                    await pilot.press("f")
+            assert turns >= 3 or app.table.over
+            assert not app.live.hurrying or app.table.human_to_act() is None
+            mine = [e.event for e in app.feeds[0].log if e.event is not None]
+            table = [e.event for e in app.table.log_for(0) if e.event is not None]
+            assert mine == table
+    asyncio.run(run())
