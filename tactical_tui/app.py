@@ -1018,9 +1018,12 @@ class TacticalApp(App):
         """Skip the AI pauses up to the player's next decision (the table's `hurry`);
         the log and the "since your last decision" recap say what happened."""
         live = self.live
-        if live is None or not hasattr(live, "hurry") or self._viewer_asked():
+        if live is None or not hasattr(live, "hurry") or self._viewer_asked() \
+                or getattr(live, "hurrying", False):
             return
         live.hurry()
+        if live.hurrying:
+            self.notify(t("skip.on", self.lang), timeout=2)
 
     quitting = False    # set by `exit`: the app is closing, keys are no longer taken
 

@@ -19,6 +19,8 @@ TUI: dict[str, dict[str, str]] = {
     "key.select": {"ja": "決定", "en": "Select"},
     "key.details": {"ja": "詳細", "en": "Details"},
     "key.skip_ai": {"ja": "AI早送り", "en": "Skip AI"},
+    "skip.on": {"ja": "あなたの次の判断まで、AIの間をとばします。",
+                "en": "Skipping the AI pauses up to your next decision."},
     "details.none": {"ja": "カーソルの位置にカードがありません（d はカーソルのあるカードの詳細を表示します）。",
                      "en": "No card under the cursor (d shows the details of the card under it)."},
     "key.targets": {"ja": "入札対象", "en": "Targets"},
