@@ -100,8 +100,8 @@ class GameScreen(BaseScreen):
             ("h", "app.hint", "key.hint", False),
             ("H", "auto", "key.auto", False),
             ("z", "undo", "key.undo", False),
-            ("d", "details", "key.details", True),
-            ("f", "app.skip_ai", "key.skip_ai", True)]     # to your next decision (issue 32)
+            ("d", "details", "key.details", True)]
+    SKIP_AI = [("f", "app.skip_ai", "key.skip_ai", True)]   # the AI pauses, to your next decision
     TAKES_HELD_KEYS = True
 
     def compose(self) -> ComposeResult:
@@ -404,7 +404,7 @@ class DraftScreen(GameScreen):
 # --------------------------------------------------------------------------- bidding
 
 class BidScreen(GameScreen):
-    KEYS = GameScreen.KEYS + [("p", "pass", "key.pass", True),
+    KEYS = GameScreen.KEYS + GameScreen.SKIP_AI + [("p", "pass", "key.pass", True),
                               ("tab", "switch", "key.switch", True)]
 
     def compose_body(self) -> ComposeResult:
@@ -720,6 +720,7 @@ class BuildScreen(GameScreen):
 # ---------------------------------------------------------------------------- battle
 
 class BattleScreen(GameScreen):
+    KEYS = GameScreen.KEYS + GameScreen.SKIP_AI
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="top-row"):
