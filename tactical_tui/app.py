@@ -112,7 +112,7 @@ class TacticalApp(App):
     ENABLE_COMMAND_PALETTE = True        # Ctrl+P: the game's commands (commands.py)
 
     def __init__(self, lang: Optional[str] = None, cards: Optional[CardSet] = None,
-                 ai_delay: float = 0.6, quick: bool = False, seed: Optional[int] = None,
+                 ai_delay: float = 0.4, quick: bool = False, seed: Optional[int] = None,
                  resume: Optional[str] = None, seats: Optional[tuple[str, ...]] = None,
                  autosave: bool = True, store=None, join=None) -> None:
         super().__init__()
@@ -165,6 +165,42 @@ class TacticalApp(App):
         (`toast_lines`; `_toasts_break_lines_by_the_game`)."""
         super().notify(plain(message), title=plain(title), severity=severity,
                        timeout=timeout, markup=False)
+
+    _hidden_since: Optional[float] = None    # toasts kept off a reading screen since
+
+    def _reading(self) -> bool:
+        """A screen the player reads (the log, the help, How to play, the results, a
+        card's details): no toast covers it (issue 32: "Since your last decision…" cut
+        log lines)."""
+        from .widgets import LogScreen, TextScreen
+        from .howto import HowToScreen
+        try:
+            return isinstance(self.screen, (LogScreen, TextScreen, HowToScreen))
+        except Exception:                # no screen yet
+            return False
+
+    def _refresh_notifications(self) -> None:
+        """Textual shows the notifications on the screen on top; on a reading screen
+        (`_reading`) none is shown, and the time it was up does not count against
+        theirs: once it is closed they are shown for the rest of their time."""
+        import time as _time
+        now = _time.time()
+        if self._reading():
+            if self._hidden_since is None:
+                self._hidden_since = now
+            from textual.widgets._toast import Toast, ToastHolder
+            for scr in self.screen_stack:   # (a dialog shows the screen beneath, and a
+                for toast in scr.query(Toast):   # toast there would time out unread)
+                    # with its holder: Textual finds a toast by its holder's id
+                    holder = toast.parent
+                    (holder if isinstance(holder, ToastHolder) else toast).remove()
+            return
+        if self._hidden_since is not None:
+            since, self._hidden_since = self._hidden_since, None
+            kept = getattr(self._notifications, "_notifications", None)   # (unreaped)
+            for note in list(kept.values() if isinstance(kept, dict) else self._notifications):
+                note.raised_at += now - max(since, note.raised_at)
+        super()._refresh_notifications()
 
     def toast_lines(self, message: str) -> str:
         """`message` broken into lines for a toast as i18n.break_lines breaks them — in
@@ -290,7 +326,7 @@ class TacticalApp(App):
         else:
             games = [g for g in list_games(self.cards) if g.problem is None]
             if not games:
-                self.notify(t("title.no_save", self.lang))
+                self.notify(self._nothing_to_continue())
                 return
             file = games[0].path
         lock = None
@@ -325,9 +361,19 @@ class TacticalApp(App):
         from .menus import ContinueScreen
         games = list_games(self.cards, include_finished=True)
         if not any(g.phase != "over" for g in games):
-            self.notify(t("title.no_save", self.lang))
+            self.notify(self._nothing_to_continue(games))
             return
         self.push_screen(localized(ContinueScreen, self.lang)(games))
+
+    def _nothing_to_continue(self, games=None) -> str:
+        """Why Continue has nothing to open: no saved game at all, or only finished ones
+        (it said "no saved game yet" after a finished game: issue 32)."""
+        if games is None:
+            from .saves import list_games
+            games = list_games(self.cards, include_finished=True)
+        if any(g.phase == "over" for g in games):
+            return t("title.all_finished", self.lang)
+        return t("title.no_save", self.lang)
 
     def clean_games(self) -> None:
         """Remove finished games and the oldest unfinished ones (asks first)."""
@@ -386,8 +432,8 @@ class TacticalApp(App):
             from .commands import remember
             self.set_lang("en" if self.lang == "ja" else "ja")
             remember(self, lang=self.lang)
-        elif choice == "quit":
-            self.exit()
+        elif choice == "quit":           # asks first, as Ctrl+C does (issue 32)
+            self.action_request_quit()
 
     @property
     def default_seed(self) -> Optional[int]:
@@ -458,6 +504,8 @@ class TacticalApp(App):
         for seat in seats:
             self.feeds[seat] = SeatFeed(seat)
             live.subscribe(seat, callback=partial(self._on_update, live, seat))
+            if seat is not None and hasattr(live, "unseen"):   # a continued game: the recap
+                self.feeds[seat].since = live.unseen(seat)      # tells what came before
         live.start()
         self._sync()
 
@@ -477,7 +525,11 @@ class TacticalApp(App):
             from .lobby import back_to_lobby
             back_to_lobby(self)
             return
-        self._reset_to(localized(TitleScreen, self.lang)())
+        title = localized(TitleScreen, self.lang)()
+        from .menus import ContinueScreen
+        if isinstance(self.screen, (SetupScreen, ContinueScreen)):   # back on the row that opened it
+            title.start_row = "new" if isinstance(self.screen, SetupScreen) else "continue"
+        self._reset_to(title)
 
     def _reset_to(self, screen) -> None:
         while len(self.screen_stack) > 2:
@@ -616,6 +668,9 @@ class TacticalApp(App):
         if not fresh and scr is not None and scr.seat == self.viewer and scr.phase == phase:
             scr.show(update)
             return
+        if phase == "over" and self._phase != "over":
+            self.clear_notifications()   # (a recap or a hint of the last turn: not over
+                                         # the final standings, issue 32)
         self._phase = phase
         if self.session is not None:     # a seat (or a spectator) of a server's table
             from .lobby import remote_screen
@@ -953,12 +1008,37 @@ class TacticalApp(App):
         return self.submit(action)
 
     def action_request_quit(self) -> None:
+        """Ask before quitting. The table applies no AI action while the question is
+        open (`LiveTable.hold`: an AI attacked behind it, issue 32); a table on a server
+        goes on (it is not this player's alone)."""
         if isinstance(self.screen, ConfirmScreen):
             self.exit()
             return
         from .exitline import quit_question
-        self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)),
-                         lambda yes: self.exit() if yes else self.call_later(self._sync))
+        live = self.live
+        held = live is not None and hasattr(live, "hold")
+        if held:
+            live.hold()
+
+        def answered(yes) -> None:
+            if yes:                      # (held until the table closes with the app)
+                self.exit()
+                return
+            if held:
+                live.release()
+            self.call_later(self._sync)
+        self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)), answered)
+
+    def action_skip_ai(self) -> None:
+        """Skip the AI pauses up to the player's next decision (the table's `hurry`);
+        the log and the "since your last decision" recap say what happened."""
+        live = self.live
+        if live is None or not hasattr(live, "hurry") or self._viewer_asked() \
+                or getattr(live, "hurrying", False):
+            return
+        live.hurry()
+        if live.hurrying:
+            self.notify(t("skip.on", self.lang), timeout=2)
 
     quitting = False    # set by `exit`: the app is closing, keys are no longer taken
 

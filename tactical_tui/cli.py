@@ -40,8 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cards", default=None, help="card data file (default: the shipped cards.toml)")
     p.add_argument("--quick", action="store_true", help="skip the title: you + 3 normal AI, first game")
     p.add_argument("--ai-delay", type=float, default=None, metavar="SECONDS",
-                   help="pause after each AI action in bidding and battle "
-                        "(default: the settings file, else 0.6)")
+                   help="the AI pause: after an AI action that shows a change (bids, moves, "
+                        "damage, VP), the next AI action waits this long (default: the "
+                        "settings file, else 0.4)")
     p.add_argument("--resume", nargs="?", const="", default=None, metavar="FILE",
                    help="continue the last unfinished game (or the given save file)")
     p.add_argument("--seats", default=None,

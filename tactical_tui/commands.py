@@ -28,7 +28,7 @@ from textual.markup import escape
 from .safe import plain
 from .settings import TEXTUAL_THEME
 
-DELAYS = (0.0, 0.3, 0.6, 1.0, 2.0)
+DELAYS = (0.0, 0.3, 0.4, 0.6, 1.0, 2.0)
 
 TEXT = {
     "placeholder": {"ja": "コマンドを検索…（Escで閉じる）", "en": "Search for a command… (Esc closes)"},
@@ -41,8 +41,8 @@ TEXT = {
     "lang.help": {"ja": "Language / 言語（設定に保存）", "en": "Language / 言語 (kept in the settings)"},
     "lang.done": {"ja": "言語: 日本語", "en": "Language: English"},
     "delay": {"ja": "AIの間: {s:.1f}秒", "en": "AI pause: {s:.1f} s"},
-    "delay.help": {"ja": "入札とバトルでAIの各行動の後に待つ時間（今は{now:.1f}秒）",
-                   "en": "The wait after each AI action in bidding and battle (now {now:.1f} s)"},
+    "delay.help": {"ja": "入札とバトルで、変化が見えるAIの行動（入札・移動・ダメージ・勝利点）の後に待つ時間（今は{now:.1f}秒。fでとばせます）",
+                   "en": "The wait after an AI action that shows a change (a bid, a move, damage, VP) in bidding and battle (now {now:.1f} s; f skips it)"},
     "delay.done": {"ja": "AIの間を{s:.1f}秒にしました", "en": "AI pause set to {s:.1f} s"},
     "rules": {"ja": "ルール（ヘルプ）", "en": "Rules (help)"},
     "rules.help": {"ja": "クイックリファレンスとこの画面のキー",
@@ -84,6 +84,12 @@ def remember(app, **changes) -> None:
     store = getattr(app, "store", None)
     if store is None:
         return
+    if "lang" in changes:
+        # the locale's own language is kept as "none chosen": switching there and back
+        # left `lang = "en"` in the file, and LANG no longer decided (issue 32)
+        from .langs import default_lang
+        if changes["lang"] == default_lang():
+            changes["lang"] = None
     problem = store.update(**changes)
     if problem is not None and getattr(app, "_settings_warned", None) != problem.code:
         app._settings_warned = problem.code

@@ -18,6 +18,11 @@ TUI: dict[str, dict[str, str]] = {
     # keys (Footer)
     "key.select": {"ja": "決定", "en": "Select"},
     "key.details": {"ja": "詳細", "en": "Details"},
+    "key.skip_ai": {"ja": "AI早送り", "en": "Skip AI"},
+    "skip.on": {"ja": "あなたの次の判断まで、AIの間をとばします。",
+                "en": "Skipping the AI pauses up to your next decision."},
+    "details.none": {"ja": "カーソルの位置にカードがありません（d はカーソルのあるカードの詳細を表示します）。",
+                     "en": "No card under the cursor (d shows the details of the card under it)."},
     "key.targets": {"ja": "入札対象", "en": "Targets"},
     "key.help": {"ja": "ヘルプ", "en": "Help"},
     "key.quit": {"ja": "終了", "en": "Quit"},
@@ -57,6 +62,8 @@ TUI: dict[str, dict[str, str]] = {
                       "en": "Draft, bid, build and battle as a guild master"},
     "title.no_save": {"ja": "続きのゲームはまだ保存されていません。",
                       "en": "There is no saved game to continue yet."},
+    "title.all_finished": {"ja": "続きのゲームはありません。保存したゲームはどれも終わっています（新しいゲームを始めてください）。",
+                           "en": "Nothing to continue: every saved game is finished. Start a new game."},
     # the SSH front door (tactical_tui/net/sshdoor.py)
     "ssh.no_pty": {"ja": "TACTICAL は端末で遊ぶゲームです。この接続には端末（pty）がありません。"
                          "コマンドも -T も付けずに「ssh -p ポート 名前@ホスト」で接続してください。",
@@ -138,13 +145,19 @@ TUI: dict[str, dict[str, str]] = {
     "cont.elsewhere": {"ja": "↑ 別のウィンドウで使用中（プロセス{pid}）",
                        "en": "↑ open in another window (process {pid})"},
     "cont.damaged": {"ja": "{name}: 開けません", "en": "{name}: cannot be opened"},
-    "cont.clean": {"ja": "整理: 古いゲームと終わったゲーム{n}件を削除（新しい未完了の{keep}件は残す）",
-                   "en": "Clean up: remove {n} old or finished games (the {keep} newest stay)"},
+    "cont.clean": {"ja": "整理: {what}を削除",
+                   "en": "Clean up: delete {what}"},
+    # what the clean-up deletes (issue 32: "4 old or finished games (the 5 newest stay)" was unclear)
+    "cont.clean.finished": {"ja": "終わったゲーム{n}件", "en": "{n} finished games"},
+    "cont.clean.finished.one": {"en": "1 finished game"},
+    "cont.clean.older": {"ja": "新しい{keep}件より古い未完了のゲーム{n}件",
+                         "en": "{n} unfinished games older than your {keep} newest"},
+    "cont.clean.older.one": {"en": "1 unfinished game older than your {keep} newest"},
+    "cont.clean.and": {"ja": "と", "en": " and "},
     "cont.clean_ask": {"ja": "保存したゲーム{n}件を削除しますか？元に戻せません。",
                        "en": "Remove {n} saved games? This cannot be undone."},
     "cont.cleaned": {"ja": "保存したゲームを{n}件削除しました。", "en": "Removed {n} saved games."},
     # English for n == 1 ("1 card", never "1 cards"): t() takes "<key>.one" when n is 1
-    "cont.clean.one": {"en": "Clean up: remove 1 old or finished game (the {keep} newest stay)"},
     "cont.clean_ask.one": {"en": "Remove 1 saved game? This cannot be undone."},
     "cont.cleaned.one": {"en": "Removed 1 saved game."},
     "draft.left.one": {"en": "1 card left"},
@@ -549,6 +562,8 @@ TUI: dict[str, dict[str, str]] = {
     "key.prev": {"ja": "前へ", "en": "Back"},
     "key.next": {"ja": "次へ", "en": "Forward"},
     "key.export": {"ja": "書き出し", "en": "Export"},
+    "key.replay_first": {"ja": "最初", "en": "First"},
+    "key.replay_last": {"ja": "最後", "en": "Last"},
     "key.save_replay": {"ja": "リプレイ保存", "en": "Save replay"},
     # the table server (tactical host, tactical_tui/net/server.py): refusal codes of the
     # protocol (docs/PROTOCOL.md), bye codes, seat statuses, the host's own lines

@@ -25,6 +25,22 @@ def start_on_row(screen, menu: QuestionList) -> None:
         menu.highlighted = at
 
 
+class MenuList(QuestionList):
+    """A menu's list: the cursor stops at the first and the last row (Up on the title's
+    first row went round to Quit, and Enter then ended the game: issue 32)."""
+
+    def action_cursor_up(self) -> None:
+        at = self.highlighted
+        if at is None or any(not self.get_option_at_index(i).disabled for i in range(at)):
+            super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        at = self.highlighted
+        if at is None or any(not self.get_option_at_index(i).disabled
+                             for i in range(at + 1, self.option_count)):
+            super().action_cursor_down()
+
+
 class MenuScreen(BaseScreen):
     """A menu before a game. Once a choice on it has started or opened a game (the app
     has a live table), or asked a server for a seat or a new table (`app.requesting`,
@@ -79,7 +95,7 @@ class TitleScreen(MenuScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="title-art")
-        yield QuestionList(id="menu", submits=False)
+        yield MenuList(id="menu", submits=False)
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -111,11 +127,13 @@ class ContinueScreen(MenuScreen):
         super().__init__()
         self.games = [g for g in games if g.phase != "over"]
         from .saves import old_games
-        self.cleanable = len(old_games(games))
+        old = old_games(games)
+        self.cleanable = len(old)
+        self.finished = sum(1 for g in old if g.problem is None and g.phase == "over")
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="setup-title")
-        yield QuestionList(id="games", submits=False)
+        yield MenuList(id="games", submits=False)
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -153,7 +171,13 @@ class ContinueScreen(MenuScreen):
                 for i, g in enumerate(self.games)]
         if self.cleanable:
             from .saves import KEEP_GAMES
-            rows.append(Option(Text(self.tr("cont.clean", n=self.cleanable, keep=KEEP_GAMES)),
+            what = []                    # what goes, said by kind (issue 32)
+            if self.finished:
+                what.append(self.tr("cont.clean.finished", n=self.finished))
+            if self.cleanable > self.finished:
+                what.append(self.tr("cont.clean.older", n=self.cleanable - self.finished,
+                                    keep=KEEP_GAMES))
+            rows.append(Option(Text(self.tr("cont.clean", what=self.tr("cont.clean.and").join(what))),
                                id="clean"))
         ol.show("games", rows)          # the cursor on the first game that can be opened
         ol.focus()
@@ -172,7 +196,7 @@ class SetupScreen(MenuScreen):
     KEYS = BaseScreen.KEYS + [("left", "change(-1)", "key.change", True, True),
                               ("right", "change(1)", "", False, True),
                               ("escape", "app.back_to_title", "key.back", True)]
-    LEVELS = ("human", "normal", "hard", "easy", "random")
+    LEVELS = ("human", "random", "easy", "normal", "hard")   # by strength (issue 32)
 
     def __init__(self) -> None:
         super().__init__()
@@ -180,11 +204,11 @@ class SetupScreen(MenuScreen):
         self.seats = ["human", "normal", "normal", "normal", "normal"]
         self.first_game = True
         self.seed = None
-        self.delay = 0.6
+        self.delay = 0.4
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="setup-title")
-        yield QuestionList(id="form", submits=False)
+        yield MenuList(id="form", submits=False)
 
     def on_mount(self) -> None:
         if self.seed is None:

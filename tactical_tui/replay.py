@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -30,6 +31,16 @@ RT = {
     "hand": {"ja": "手札", "en": "hand"},
     "picks": {"ja": "取得", "en": "picks"},
     "equip": {"ja": "装備", "en": "equipped"},
+    "help": {"ja": "リプレイ: 保存したゲームを1手ずつ見ます（全員の情報が見えます）。\n\n"
+                   "→ 次の手  ← 前の手  PageDown/PageUp 10手ずつ  Home 最初  End 最後\n"
+                   "↑↓ 左の盤面をスクロール\n"
+                   "e この局面をシナリオファイルに書き出す\n"
+                   "?/F1 このヘルプ  q 終了",
+             "en": "Replay: a saved game, one action at a time, every seat's information shown.\n\n"
+                   "→ next step  ← step back  PageDown/PageUp 10 steps  Home first  End last\n"
+                   "↑↓ scroll the board on the left\n"
+                   "e write this position as a scenario file\n"
+                   "?/F1 this help  q quit"},
 }
 # the export key's messages live with the exporter (tactical_tui/scenario.py EXPORT_TEXT)
 
@@ -58,9 +69,12 @@ class ReplayScreen(Guarded, Screen):
 
     KEYS = [("right", "step(1)", "key.next", True, True), ("left", "step(-1)", "key.prev", True, True),
             ("pagedown", "step(10)", "", False, True), ("pageup", "step(-10)", "", False, True),
-            ("end", "step(100000)", "", False, True), ("home", "step(-100000)", "", False, True),
+            ("home", "step(-100000)", "key.replay_first", True, True),
+            ("end", "step(100000)", "key.replay_last", True, True),
             ("e", "export", "key.export", True),
+            ("question_mark", "help", "key.help", True), ("f1", "help", "", False),
             ("q", "app.quit", "key.quit", True), ("ctrl+c", "app.quit", "", False, True)]
+    LOG_LINES = 60          # the log's last lines shown at a step (more than a screen's worth)
 
     def __init__(self, name: str, events0, steps, cards: CardSet, lang: str,
                  start: Optional[GameState] = None, export_dir: Optional[Path] = None) -> None:
@@ -70,6 +84,28 @@ class ReplayScreen(Guarded, Screen):
         self.start, self.export_dir = start, export_dir
         self.k = 0
         self.last_export: Optional[Path] = None
+        self._lines: Optional[list] = None    # the log's lines, described once (`log_lines`)
+        self._ends: list[int] = []            # … the number of them after k steps
+        self._drawn: Optional[int] = None     # the step on screen
+        self._draw_queued = False
+        self.draws = 0                        # times the step was drawn (tests)
+
+    def log_lines(self, k: int) -> list:
+        """The log's lines up to step k: every event described once, in order (an
+        attack explains its damage), when first needed — stepping described the whole
+        game again at every step (0.11 s a step: issue 32)."""
+        if self._lines is None:
+            d = Describer(self.cards, self.lang_)
+            keep = keep_names(self.cards, self.lang_)
+            lines, ends = [], []
+            for events in [self.events0] + [ev for _, _, ev in self.steps]:
+                for e in events:
+                    line = d.describe(e)
+                    if line:
+                        lines.append(Wrapped(as_text(line), keep))
+                ends.append(len(lines))
+            self._lines, self._ends = lines, ends
+        return self._lines[:self._ends[k]]
 
     def state_at(self, k: int) -> Optional[GameState]:
         """The position after `k` actions (0: the start of the game)."""
@@ -116,15 +152,40 @@ class ReplayScreen(Guarded, Screen):
         self.show()
 
     def action_step(self, d: int) -> None:
+        """Move to another step; it is drawn once the keys already typed are handled —
+        a held → (the terminal's key repeat) is one draw, not one per key, and stops
+        where the key was let go (it went on for seconds after)."""
         self.k = max(0, min(len(self.steps), self.k + d))
-        self.show()
+        if not self._draw_queued:
+            self._draw_queued = True
+            self.call_later(self._draw_now)
+
+    def _draw_now(self) -> None:
+        self._draw_queued = False
+        if self._drawn != self.k:
+            self.show()
+
+    def action_help(self) -> None:
+        from .widgets import TextScreen
+        self.app.push_screen(localized(TextScreen, self.lang_)(
+            t("help.title", self.lang_), as_text(rt("help", self.lang_), lines=True)))
+
+    def header(self, phase: str) -> str:
+        """The top bar: the file's name cut (…) so that the step and the phase fit."""
+        from .i18n import clip
+        lang = self.lang_
+        rest = rt("title", lang, file="", k=self.k, n=len(self.steps), phase=ui("phase." + phase, lang))
+        width = max(8, (self.app.size.width or 80) - 2 - cell_len(rest))
+        return rt("title", lang, file=clip(self.file, width), k=self.k, n=len(self.steps),
+                  phase=ui("phase." + phase, lang))
 
     def show(self) -> None:
         lang, cards = self.lang_, self.cards
+        self._drawn = self.k
+        self.draws += 1
         state = self.state_at(self.k)
         phase = state.phase if state is not None else "draft"
-        self.query_one("#topbar", Static).update(as_text(rt(
-            "title", lang, file=self.file, k=self.k, n=len(self.steps), phase=ui("phase." + phase, lang))))
+        self.query_one("#topbar", Static).update(as_text(self.header(phase)))
         sep = "、" if lang == "ja" else ", "
         names = lambda cs: sep.join(cards.card(c).name.get(lang) for c in cs) or "-"
         lines = []
@@ -148,13 +209,8 @@ class ReplayScreen(Guarded, Screen):
         self.query_one("#state", Static).update(Wrapped(body, keep))
         log = self.query_one("#rlog", RichLog)
         log.clear()
-        d = Describer(cards, lang)
-        events = list(self.events0)
-        for _, _, ev in self.steps[:self.k]:
-            events.extend(ev)
-        shown = [line for line in map(d.describe, events) if line]   # in order: an attack explains its damage
-        for line in shown[-200:]:
-            log.write(Wrapped(as_text(line), keep))
+        for line in self.log_lines(self.k)[-self.LOG_LINES:]:
+            log.write(line)
 
 
 class ReplayApp(App):

@@ -678,7 +678,8 @@ def list_games(cards: CardSet, include_finished: bool = False) -> list[GameEntry
             if state is None:
                 from rules import new_game
                 state = new_game(data.config, cards, data.seed)[0]
-            phase = str(state.phase)
+            # a game ended by its players' agreement is finished in any phase
+            phase = "over" if data.finished else str(state.phase)
             if state.battle is not None:
                 rnd = state.battle.round
         except SaveError as exc:

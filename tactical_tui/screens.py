@@ -113,6 +113,7 @@ class GameScreen(BaseScreen):
             ("H", "auto", "key.auto", False),
             ("z", "undo", "key.undo", False),
             ("d", "details", "key.details", True)]
+    SKIP_AI = [("f", "app.skip_ai", "key.skip_ai", True)]   # the AI pauses, to your next decision
     TAKES_HELD_KEYS = True
 
     def compose(self) -> ComposeResult:
@@ -346,6 +347,8 @@ class GameScreen(BaseScreen):
         cid = self.highlighted_card()
         if cid:
             self.app.show_card(cid)
+        else:                            # said, not silent (issue 32)
+            self.app.notify(self.tr("details.none"))
 
     def send(self, action) -> None:
         """This seat's answer to the table. Keys typed after it wait for the next question
@@ -431,7 +434,7 @@ class DraftScreen(GameScreen):
 # --------------------------------------------------------------------------- bidding
 
 class BidScreen(GameScreen):
-    KEYS = GameScreen.KEYS + [("p", "pass", "key.pass", True),
+    KEYS = GameScreen.KEYS + GameScreen.SKIP_AI + [("p", "pass", "key.pass", True),
                               ("tab", "switch", "key.switch", True)]
 
     def compose_body(self) -> ComposeResult:
@@ -751,6 +754,7 @@ class BuildScreen(GameScreen):
 # ---------------------------------------------------------------------------- battle
 
 class BattleScreen(GameScreen):
+    KEYS = GameScreen.KEYS + GameScreen.SKIP_AI
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="top-row"):

@@ -28,7 +28,7 @@ from typing import Any, Optional
 MAX_BYTES = 64 * 1024            # a settings file is a few hundred bytes
 FILE_NAME = "settings.toml"
 LANGS = ("ja", "en")
-LEVELS = ("human", "normal", "hard", "easy", "random")
+LEVELS = ("human", "random", "easy", "normal", "hard")   # by strength, as the setup cycles them
 THEMES = ("dark", "light")
 # Textual's built-in themes behind our two names (app.tcss uses only theme variables).
 TEXTUAL_THEME = {"dark": "textual-dark", "light": "textual-light"}
@@ -37,7 +37,7 @@ TEXTUAL_THEME = {"dark": "textual-dark", "light": "textual-light"}
 @dataclass
 class Settings:
     lang: Optional[str] = None               # None: from the locale
-    ai_delay: float = 0.6                    # seconds after each AI action (0–3)
+    ai_delay: float = 0.4                    # the AI pause, seconds (0–3): LiveTable
     players: int = 4                         # a new game's seats (3–5)
     seats: list[str] = field(default_factory=lambda: ["human", "normal", "normal",
                                                       "normal", "normal"])

@@ -6,7 +6,7 @@ usable headless. `LiveTable` runs it: the AI seats (off the event loop, with the
 pause), the undo rule (`GameTable.undo_refusal`), and publishing. Its interface is
 messages, usable from asyncio, so that a view in another process can be served the same:
 
-    live = LiveTable(game, ai_delay=0.6)
+    live = LiveTable(game, ai_delay=0.4)
     feed = live.subscribe(seat)          # or subscribe(seat, callback=fn); None: spectator
     async for update in feed: ...        # Update: version, entries, observation, turn, undo
     live.submit(seat, action)            # -> Applied(version) | Refused(code, params)
@@ -533,8 +533,16 @@ class LiveTable:
     (or in `executor`, any concurrent.futures.Executor, given one)."""
 
     AI_PAUSE_PHASES = ("bidding", "battle")   # the AI pause follows an AI action here
+    # What an AI action must show a human seat for the pause to follow it: a change the
+    # board or the bids show (issue 32 point 16). The steps between — an attack started,
+    # a target or an area chosen, a skill declared, mana paid, a chip drawn, the turn
+    # handed on — lead to the AI's next action without a pause: their lines are in the
+    # log, and what came of them (the damage, the knock-out, the VP) gets the pause.
+    PAUSE_EVENTS = (E.Moved, E.Entered, E.DamageDealt, E.KnockedOut, E.VictoryPointsGained,
+                    E.Rested, E.BidPlaced, E.Passed, E.AuctionUsed, E.TargetWon,
+                    E.TargetUnsold, E.Appraised)
 
-    def __init__(self, game: GameTable, ai_delay: float = 0.6, executor=None,
+    def __init__(self, game: GameTable, ai_delay: float = 0.4, executor=None,
                  on_error: Optional[Callable[[BaseException], None]] = None) -> None:
         self.game = game
         self.ai_delay = ai_delay
@@ -550,6 +558,9 @@ class LiveTable:
         self._reset_asked()
         self._views: dict[Optional[int], tuple[GameState, Observation]] = {}
         self.end_votes: set[int] = set()    # human seats agreeing to end the game now
+        self.holds = 0                      # views holding the AI seats (a quit question open)
+        self.hurrying = False               # no AI pause until a human seat is asked (skip)
+        self._quiet_until = 0.0             # loop time: no AI action applied before (the pause)
         self._counts: dict = {}             # seat -> known actions among the first k (known)
         self._counted: object = None        # ... of this history list (a rebuild makes a new one)
 
@@ -594,6 +605,17 @@ class LiveTable:
             j = len(counts) - 1
             counts.append(counts[-1] + self.known(j, seat))
         return counts[upto]
+
+    def unseen(self, seat: int) -> list[Event]:
+        """The events `seat` may see since its last decision (all of them if it has made
+        none): what a view opened on a continued game has not shown its player — the
+        "since your last decision" recap begins with them (issue 32: an AI's attack
+        before the game was left was never told)."""
+        game = self.game
+        last = next((i for i in range(len(game.history) - 1, -1, -1)
+                     if getattr(game.history[i], "seat", None) == seat), -1)
+        return [e for j in range(last + 1, len(game.history)) for e in game.events_of[j]
+                if visible(e, seat)]
 
     def undo_for(self, seat: Optional[int]) -> Optional[Refused]:
         """The undo rule for `seat`, naming no one whose action `seat` may not know of."""
@@ -767,6 +789,45 @@ class LiveTable:
         """What the normal AI would do for `seat` now, and why (from its observation)."""
         return self.game.hint(seat)
 
+    # ------------------------------------------------------------------ pacing
+    def hold(self) -> None:
+        """A view asks its player something the game must wait for (quit?): no AI
+        action is applied until `release` (an AI seat may think meanwhile). Holds nest."""
+        self.holds += 1
+
+    def release(self) -> None:
+        self.holds = max(0, self.holds - 1)
+        self._poke()
+
+    def hurry(self) -> None:
+        """Skip the AI pauses until a human seat is asked (the player's skip key)."""
+        if self.game.human_to_act() is None and not self.game.over:
+            self.hurrying = True
+            self._poke()
+
+    def _pause_after(self, entries) -> bool:
+        """Does an AI action that made `entries` get the AI pause? Only when a human seat
+        may see a change it made (`PAUSE_EVENTS`)."""
+        humans = self.game.humans or (None,)
+        return any(isinstance(e.event, self.PAUSE_EVENTS)
+                   and any(visible(e.event, h) if h is not None else not e.event.secret
+                           for h in humans)
+                   for e in entries if e.event is not None)
+
+    async def _until_due(self, generation: int) -> None:
+        """Wait until the AI action just decided may be applied: the pause after the AI
+        action before it has passed (unless hurrying), and no view holds the table."""
+        loop = asyncio.get_running_loop()
+        while not self.closed and generation == self._generation:
+            wait = 0.0 if self.hurrying else self._quiet_until - loop.time()
+            if wait <= 0 and not self.holds:
+                return
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), wait if not self.holds else None)
+            except asyncio.TimeoutError:
+                pass
+
     # ------------------------------------------------------------------ the AI seats
     def start(self) -> None:
         """Start the AI seats' task on the running loop (idempotent)."""
@@ -807,8 +868,12 @@ class LiveTable:
 
     async def _ai_loop(self) -> None:
         """One AI decision at a time, computed off the loop from the seat's observation;
-        applied only if nothing rewrote the game meanwhile and it is still legal; after
-        an AI action in the bidding or the battle, the AI pause."""
+        applied only if nothing rewrote the game meanwhile and it is still legal, and not
+        while a view holds the table (`hold`: its player is asked whether to quit). After
+        an AI action in the bidding or the battle that shows a human seat a change
+        (`_pause_after`), the AI pause: the next AI action is applied no sooner — the
+        next decision is thought meanwhile, so the pause and the thinking overlap. No
+        pause while hurrying (`hurry`), which ends when a human seat is asked."""
         try:
             while not self.closed:
                 if not self.game.over and not self.game.humans and unfinished(self.game.state):
@@ -825,17 +890,24 @@ class LiveTable:
                 self.thinking = seat
                 self._publish()
                 action, reason = await self._think(seat, obs)
+                if self.closed:
+                    return
+                await self._until_due(generation)
                 self.thinking = None
                 if self.closed:
                     return
                 if generation != self._generation or action not in self._view(seat).legal:
                     continue                  # undone meanwhile, or no longer legal: ask again
                 phase = self.game.state.phase
+                before = len(self.game.log)
                 self._apply(seat, action, reason, human=False)
+                if self.game.human_to_act() is not None or self.game.over:
+                    self.hurrying = False     # the player's decision: the skip is over
                 # the pause lets the players see what an AI seat did before the next one
                 # acts (a human seat's decision comes at once)
-                if self.ai_delay and phase in self.AI_PAUSE_PHASES and self.game.ai_to_act() is not None:
-                    await asyncio.sleep(self.ai_delay)
+                if self.ai_delay and phase in self.AI_PAUSE_PHASES \
+                        and self._pause_after(self.game.log[before:]):
+                    self._quiet_until = asyncio.get_running_loop().time() + self.ai_delay
         except asyncio.CancelledError:
             pass
         except Exception as exc:  # noqa: BLE001 - a failing AI stops the table: say so

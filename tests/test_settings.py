@@ -159,12 +159,12 @@ def test_setup_starts_from_saved_defaults_and_keeps_changes(tmp_path):
             await pilot.press("right")                          # players 3 → 4
             await pilot.pause(0.05)
             assert load(path)[0].players == 4
-            await pilot.press("down", "down", "right")          # seat 2: hard → easy
-            await pilot.pause(0.05)
-            assert load(path)[0].seats[1] == "easy"
+            await pilot.press("down", "down", "left")           # seat 2: hard → normal
+            await pilot.pause(0.05)                             # (levels by strength: issue 32)
+            assert load(path)[0].seats[1] == "normal"
     asyncio.run(run())
     got = load(path)[0]
-    assert got.players == 4 and got.seats[1] == "easy" and got.first_game is False
+    assert got.players == 4 and got.seats[1] == "normal" and got.first_game is False
 
 
 def test_language_row_is_remembered(tmp_path):

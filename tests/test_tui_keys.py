@@ -68,7 +68,8 @@ def test_cursor_keys_typed_with_a_menu_choice_reach_the_menu_it_opens(lang):
     it opens the cursor goes two rows down (seat 2) and Right changes that seat (normal →
     hard). Before, the keys after Enter reached the title (they were queued for its list
     before Enter was handled) and were dropped there, and the setup screen stayed on its
-    first row. Then Escape (back to the title) `Down Down`: the new title's third row."""
+    first row. Then Escape (back to the title, on the New game row: issue 32) `Down Down`:
+    two rows below it."""
     from tactical_tui.menus import TitleScreen
 
     async def run():
@@ -80,7 +81,7 @@ def test_cursor_keys_typed_with_a_menu_choice_reach_the_menu_it_opens(lang):
             burst(app, "escape", "down", "down")
             await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title again")
             await calm(pilot)
-            assert row(app.screen, "#menu") == "continue"
+            assert row(app.screen, "#menu") == "howto"
             assert app.live is None
     asyncio.run(run())
 
