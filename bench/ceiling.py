@@ -195,10 +195,11 @@ def play(args):
             action = p.choose(obs, obs.legal)
         state, _ = apply(state, action)
     p = players[focus]
+    mine = isinstance(p, _Searcher)
     return {"share": _share(state, focus),
-            "departures": dict(getattr(p, "departures", {})),
-            "searched": dict(getattr(p, "searched", {})),
-            "rollouts": getattr(p, "rollouts", 0),
+            "departures": dict(p.departures) if mine else {},
+            "searched": dict(p.searched) if mine else {},
+            "rollouts": p.rollouts if mine else 0,
             "rounds": state.battle.round if state.battle else 0,
             "reason": state.end_reason or "unfinished"}
 
