@@ -61,9 +61,10 @@ def _parser() -> argparse.ArgumentParser:
     lad.add_argument("--games", type=int, default=200)
     lad.add_argument("--levels", default="random,easy,normal,hard",
                      help="comma-separated AI levels to rate (random, easy, normal, hard)")
-    lad.add_argument("--players", default="3,4,5", dest="ladder_players",
+    lad.add_argument("--players", default="3,4,5", dest="ladder_players", metavar="N,...",
                      help="seat counts, cycled game by game (default 3,4,5)")
-    lad.add_argument("--seed", type=int, default=0, dest="ladder_seed")
+    lad.add_argument("--seed", type=int, default=0, dest="ladder_seed", metavar="SEED",
+                     help="game g plays seed SEED + g (default 0)")
     lad.add_argument("--jobs", type=int, default=1, help="parallel processes")
     lad.add_argument("--sims", type=int, default=28,
                      help="hard's simulations per decision, no clock (0: its 0.5 s clock)")
@@ -383,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
             print_cards(load_cards(args.sub_cards or args.cards, for_game=False), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
-        if args.command in ("balance", "simulate") and args.cards:
+        if args.command in ("balance", "simulate", "ladder") and args.cards:
             # their worker processes deal from the shipped card data: say so rather than
             # play other cards than the ones named
             print(ui("err.sim_cards", lang, command=args.command), file=sys.stderr)

@@ -95,3 +95,9 @@ def test_the_command_prints_the_ladder_highest_first(capsys, tmp_path):
                                   ["--players", "2"], ["--players", "3,6"], ["--sims", "-1"]])
 def test_bad_options_are_refused(argv, capsys):
     assert main(["ladder", "--games", "2"] + argv) == 2
+
+
+def test_other_card_data_is_refused_not_ignored(capsys):
+    # the games deal from the shipped card data (worker processes): --cards would be ignored
+    assert main(["--cards", "cards.toml", "ladder", "--games", "1"]) == 2
+    assert "--cards" in capsys.readouterr().err
