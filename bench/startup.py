@@ -1,6 +1,6 @@
 """How long `tactical` takes to show its first screen (issue 16 point 1).
 
-    python bench/startup.py [--runs 7] [--quick] [--verify] [--no-bytecode]
+    python bench/startup.py [--runs 7] [--quick] [--verify] [--no-bytecode] [--until refresh]
 
 Starts, each in a fresh `python -c` subprocess, (a) a bare Textual app — a `Static` and
 a `Footer` — and (b) TACTICAL's app as `tactical --lang en` builds it (`tactical_tui.cli`
@@ -58,7 +58,20 @@ def _display(self, screen, renderable):
             for strip in screen._compositor.render_strips():
                 print(strip.text.rstrip())
         self.exit()
-App._display = _display
+if UNTIL == "paint":
+    App._display = _display
+else:
+    # --until refresh: the screen's mount asks to exit after its first refresh
+    # (`call_after_refresh`: once the screen has no layout, repaint or widgets left to
+    # do and is idle) — the other way the title screen's start was measured (issue 34)
+    from textual.screen import Screen
+    _mount = Screen._on_mount
+    def _on_mount(self, event):
+        _mount(self, event)
+        if not _done and any(c.__name__ == KIND for c in type(self).__mro__):
+            _done.append(1)
+            self.call_after_refresh(self.app.exit)
+    Screen._on_mount = _on_mount
 """
 
 BARE = """
@@ -112,6 +125,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true",
                     help="time `tactical --quick` to the first paint of the draft screen (a "
                          "game dealt: rules, AI, card data) instead of the title screen")
+    ap.add_argument("--until", choices=("paint", "refresh"), default="paint",
+                    help="stop after the first screen's first paint (default) or after its "
+                         "first refresh (the callbacks run once it is idle after mounting)")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="keep PYTHONDONTWRITEBYTECODE as it is in the environment (default: "
                          "byte code cached, as in an installed or once-run TACTICAL)")
@@ -132,7 +148,8 @@ def main() -> int:
         env["PYTHONPYCACHEPREFIX"] = os.path.join(home, "pycache")
     argv = ["--lang", args.lang] + (["--quick", "--seed", "1"] if args.quick else [])
     kind = "DraftScreen" if args.quick else "TitleScreen"
-    flags = f"VERIFY = {bool(args.verify)}\nARGV = {argv!r}\nKIND = {kind!r}\n"
+    flags = (f"VERIFY = {bool(args.verify)}\nARGV = {argv!r}\nKIND = {kind!r}\n"
+             f"UNTIL = {args.until!r}\n")
     codes = {"bare": flags + BARE, "tactical": flags + TACTICAL}
     # one untimed start of each first: byte-code compiled, the card cache filled
     for name in codes:
@@ -156,7 +173,7 @@ def main() -> int:
     b, tac = statistics.median(times["bare"]), statistics.median(times["tactical"])
     cb, ct = statistics.median(cpu["bare"]), statistics.median(cpu["tactical"])
     cached = "no byte code cache" if "PYTHONDONTWRITEBYTECODE" in env else "byte code cached"
-    print(f"\nmedians of {args.runs} alternated runs, {cached} "
+    print(f"\nmedians of {args.runs} alternated runs to the first {args.until}, {cached} "
           f"(load average {load:.2f} → {end_load:.2f}):")
     print(f"  bare Textual app  {b * 1000:6.0f} ms  (CPU {cb * 1000:4.0f} ms)  "
           f"peak RSS {statistics.median(rss['bare']):5.1f} MiB")

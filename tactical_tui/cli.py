@@ -58,6 +58,19 @@ def _parser() -> argparse.ArgumentParser:
                      help="comma-separated AI levels, one per seat (random, easy, normal)")
     sim.add_argument("--seed", type=int, default=0, dest="sim_seed")
     sim.add_argument("--jobs", type=int, default=1, help="parallel processes")
+    lad = sub.add_parser("ladder", help="rate the AI levels from seeded games among them")
+    lad.add_argument("--games", type=int, default=200)
+    lad.add_argument("--levels", default="random,easy,normal,hard",
+                     help="comma-separated AI levels to rate (random, easy, normal, hard)")
+    lad.add_argument("--players", default="3,4,5", dest="ladder_players", metavar="N,...",
+                     help="seat counts, cycled game by game (default 3,4,5)")
+    lad.add_argument("--seed", type=int, default=0, dest="ladder_seed", metavar="SEED",
+                     help="game g plays seed SEED + g (default 0)")
+    lad.add_argument("--jobs", type=int, default=1, help="parallel processes")
+    lad.add_argument("--sims", type=int, default=28,
+                     help="hard's simulations per decision, no clock (0: its 0.5 s clock)")
+    lad.add_argument("--log", default=None, metavar="FILE",
+                     help="append each game to this file; a run started again skips them")
     rep = sub.add_parser("replay", help="step through a saved game, every seat visible")
     rep.add_argument("file", help="a save or replay file")
     rep.add_argument("--step", type=int, default=None, metavar="N",
@@ -379,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
             print_cards(load_cards(args.sub_cards or args.cards, for_game=False), lang,
                         tuple(args.type or TYPES), args.initial)
             return 0
-        if args.command in ("balance", "simulate") and args.cards:
+        if args.command in ("balance", "simulate", "ladder") and args.cards:
             # their worker processes deal from the shipped card data: say so rather than
             # play other cards than the ones named
             print(ui("err.sim_cards", lang, command=args.command), file=sys.stderr)
@@ -391,6 +404,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             from .simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
+        if args.command == "ladder":
+            from .ladder import run_cli as ladder_cli
+            return ladder_cli(args.games, args.ladder_seed, args.levels, args.ladder_players,
+                              args.jobs, args.sims, args.log)
         if args.command == "host":
             from .net.server import host_cli
             return host_cli(args, args.sub_lang or lang)

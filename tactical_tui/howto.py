@@ -39,6 +39,7 @@ TITLES = {
     "chips": {"ja": "バトル: チップ・カウンター・勝利点", "en": "Battle: chips, counters, VP"},
     "guilds": {"ja": "ギルド特性", "en": "Guild traits"},
     "keys": {"ja": "キーと設定", "en": "Keys and settings"},
+    "levels": {"ja": "AIのレベルと運", "en": "The AI levels, and luck"},
 }
 
 PAGES = {
@@ -330,9 +331,50 @@ Settings
 
 Here: ←→ or Tab turn the page, a number key jumps to a page, Esc closes""",
     },
+    # The strength sentences: measured (README "AI strength, measured", issue 34).
+    "levels": {
+        "ja": """\
+AIのレベル（席ごとに選べます。数字はAI同士の対戦で計測）
+  ランダム  合法手から無作為。ふつう1人対ランダム3人で、ふつうが99%勝利。
+  やさしい  ふつうに一定の割合で無作為な手が混ざります。ふつう1人対やさしい
+            3人で、ふつうの勝率は約51%（4人なので公平な取り分は25%）。
+  ふつう    すべての判断をルールで決め、チップを引くか止めるかは厳密に計算。
+  つよい    ドラフト・入札・ビルドを学習した評価で計画し、バトルは先読み。
+            ふつう3人を相手に約42%（公平な取り分25%）。3人戦で約52%
+            （33%）、5人戦で約35%（20%）。
+
+レーティング（tactical ladder、3〜5人戦 1,200局。±3.5）
+  つよい 31.9、ふつう 28.5、やさしい 23.3、ランダム 20.9。つよいとふつう
+  のどちらかが勝った対局のうち62%はつよいの勝ち。
+
+運はどれくらい効くか
+  チップの出る順番だけを知るプレイヤーは、ふつう3人を相手に約85%
+  勝ちます。すべて（手札・山札・チップの順）を知れば約99%。
+  チップの順番が変わると勝者が変わる、運の大きいゲームです。""",
+        "en": """\
+The AI levels (choose one per seat; measured in games between AIs)
+  random  any legal action: normal beats three random players 99 % of
+          the time.
+  easy    the normal player with a share of random moves: normal wins
+          about 51 % against three easy players (fair share at 4: 25 %).
+  normal  rules of thumb for every decision; draw-or-stop solved exactly.
+  hard    plans draft, bids and build by a learned value and looks ahead
+          in the battle: about 42 % against three normal players (fair
+          share 25 %); about 52 % at 3 seats (33 %), 35 % at 5 (20 %).
+
+The ladder (tactical ladder, 1,200 games of 3 to 5 seats; ratings ± 3.5)
+  hard 31.9, normal 28.5, easy 23.3, random 20.9. Of the games that hard
+  or normal won, hard won 62 %.
+
+How much is luck
+  A player that knew only the order of the chips to come would win
+  about 85 % against three normal players; one that knew everything
+  (hands, decks, chips) about 99 %. Which chips come out decides
+  most games: skill moves the odds, it rarely settles them.""",
+    },
 }
 
-ORDER = ("goal", "draft", "bidding", "build", "battle", "chips", "guilds", "keys")
+ORDER = ("goal", "draft", "bidding", "build", "battle", "chips", "guilds", "keys", "levels")
 
 TEXT = {
     "title": {"ja": "遊び方 {k}/{n}: {page}", "en": "How to play {k}/{n}: {page}"},
@@ -501,7 +543,7 @@ def page_text(app, key: str, lang: str) -> str:
 
 
 class HowToScreen(Guarded, ModalScreen):
-    """How to play, a page at a time (←/→, Tab, 1–8); Escape closes. Modal, so the game
+    """How to play, a page at a time (←/→, Tab, 1–9); Escape closes. Modal, so the game
     waits while it is read, as it does for the help."""
 
     KEYS = [("right", "page(1)", "key.next_page", True, True),
