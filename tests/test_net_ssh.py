@@ -20,6 +20,7 @@ import asyncssh
 import pyte
 import pytest
 
+from tactical_tui.howto import ORDER as HOWTO_PAGES
 from tactical_tui.net import sshdoor
 from tactical_tui.net.sshdoor import DoorError, client_lang, player_name
 
@@ -167,8 +168,8 @@ async def until_empty(door) -> None:
 # ------------------------------------------------------------------ the game through the door
 
 @pytest.mark.parametrize("lang, title, after", [
-    ("en", "Language / 言語: English", "How to play 1/8"),
-    ("ja", "言語 / Language: 日本語", "遊び方 1/8"),
+    ("en", "Language / 言語: English", f"How to play 1/{len(HOWTO_PAGES)}"),
+    ("ja", "言語 / Language: 日本語", f"遊び方 1/{len(HOWTO_PAGES)}"),
 ])
 def test_key_login_lands_in_the_game_at_80x24_in_the_clients_language(host_dir, client_key,
                                                                         lang, title, after):
