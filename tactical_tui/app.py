@@ -849,7 +849,22 @@ class TacticalApp(App):
             if yes:
                 self._answered(live.agree_end(seats), refused, applied)
         question = t("end.ask_others" if others else "end.ask", self.lang)
-        self.push_screen(localized(ConfirmScreen, self.lang)(question), done)
+        self.ask_holding(question, done)
+
+    def ask_holding(self, question: str, done) -> None:
+        """A yes/no question the game waits for: the table in this process applies no
+        AI action while it is open (`LiveTable.hold`; issue 32: an AI attacked behind the
+        quit question); a table on a server goes on (it is not this player's alone)."""
+        live = self.live
+        held = live is not None and hasattr(live, "hold")
+        if held:
+            live.hold()
+
+        def answered(yes) -> None:
+            done(yes)
+            if held and not self.quitting:   # (quitting: held until the table closes)
+                live.release()
+        self.push_screen(localized(ConfirmScreen, self.lang)(question), answered)
 
     def action_save_replay(self) -> None:
         """Game over: keep the finished game as a replay file."""
@@ -1008,26 +1023,18 @@ class TacticalApp(App):
         return self.submit(action)
 
     def action_request_quit(self) -> None:
-        """Ask before quitting. The table applies no AI action while the question is
-        open (`LiveTable.hold`: an AI attacked behind it, issue 32); a table on a server
-        goes on (it is not this player's alone)."""
+        """Ask before quitting; the game waits for the answer (`ask_holding`)."""
         if isinstance(self.screen, ConfirmScreen):
             self.exit()
             return
         from .exitline import quit_question
-        live = self.live
-        held = live is not None and hasattr(live, "hold")
-        if held:
-            live.hold()
 
         def answered(yes) -> None:
-            if yes:                      # (held until the table closes with the app)
+            if yes:
                 self.exit()
-                return
-            if held:
-                live.release()
-            self.call_later(self._sync)
-        self.push_screen(localized(ConfirmScreen, self.lang)(quit_question(self)), answered)
+            else:
+                self.call_later(self._sync)
+        self.ask_holding(quit_question(self), answered)
 
     def action_skip_ai(self) -> None:
         """Skip the AI pauses up to the player's next decision (the table's `hurry`);

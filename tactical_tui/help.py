@@ -49,8 +49,8 @@ SCREEN = {
 }
 
 COMMON = {
-    "ja": "共通キー: ?/F1 ヘルプ  l ログ  h ヒント  H おまかせ（AIが代わりに1手）  z 戻す（何も公開・抽選されていない間だけ）  d カード詳細  Ctrl+C 終了（ゲームは自動保存され、タイトルの「続きから」で再開できます）",
-    "en": "Keys everywhere: ?/F1 help  l log  h hint  H auto (the AI makes this decision)  z undo (while nothing has been revealed or drawn since)  d card details  Ctrl+C quit (the game is saved after every action; Continue on the title screen resumes it)",
+    "ja": "共通キー: ?/F1 ヘルプ  l ログ  h ヒント  H おまかせ（AIが代わりに1手）  z 戻す（何も公開・抽選されていない間だけ）  d カード詳細  f AIの間をとばす（入札とバトル、次のあなたの判断まで）  Ctrl+C 終了（ゲームは自動保存され、タイトルの「続きから」で再開できます）",
+    "en": "Keys everywhere: ?/F1 help  l log  h hint  H auto (the AI makes this decision)  z undo (while nothing has been revealed or drawn since)  d card details  f skip the AI pauses up to your next decision (bidding, battle)  Ctrl+C quit (the game is saved after every action; Continue on the title screen resumes it)",
 }
 
 

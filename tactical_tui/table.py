@@ -886,13 +886,25 @@ class LiveTable:
                     await self._wake.wait()
                     continue
                 generation = self._generation
+                # the pause overlaps the thinking; a table that thinks its own way (the
+                # server's NetLive applies a decision with no await after its thinking:
+                # its saves come first) waits before thinking instead
+                overlap = type(self)._think is LiveTable._think
+                if not overlap:
+                    await self._until_due(generation)
+                    if self.closed or generation != self._generation:
+                        continue
+                    seat = self.game.ai_to_act() if not self.game.over else None
+                    if seat is None:
+                        continue
                 obs = self._view(seat)
                 self.thinking = seat
                 self._publish()
                 action, reason = await self._think(seat, obs)
                 if self.closed:
                     return
-                await self._until_due(generation)
+                if overlap:
+                    await self._until_due(generation)
                 self.thinking = None
                 if self.closed:
                     return

@@ -442,9 +442,11 @@ def test_a_signal_before_the_app_is_mounted_is_handed_to_it(tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize("lang, words", [("en", ("3 seats (you, hard, random)", "the draft",
-                                                 "open in another window", "Clean up: remove 2")),
+                                                 "open in another window",
+                                                 "Clean up: delete 2 unfinished games")),
                                          ("ja", ("3人（あなた、つよい、ランダム）", "装備ドラフト",
-                                                 "別のウィンドウで使用中", "整理: 古いゲームと終わったゲーム2件"))])
+                                                 "別のウィンドウで使用中",
+                                                 "新しい5件より古い未完了のゲーム2件"))])
 def test_the_continue_list_shows_each_game_and_cleans_up_on_request(tmp_path, monkeypatch,
                                                                     lang, words):
     import asyncio

@@ -160,7 +160,8 @@ def test_hotseat_hands_over_between_human_seats():
         app = make_app("en", seed=9)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("down", "enter")          # New game
-            await pilot.press("down", "down", "left")   # Seat 2: normal → human
+            # Seat 2: normal → easy → random → human (levels by strength: issue 32)
+            await pilot.press("down", "down", "left", "left", "left")
             assert app.screen.seats[1] == "human"
             await pilot.press("end", "enter")
             await pilot.pause(0.1)
