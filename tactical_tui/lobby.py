@@ -37,7 +37,7 @@ from .widgets import BaseScreen, ChoiceScreen, QuestionList, key_gate, localized
 from .net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 cells
 from .net.remote import ChatEntry  # noqa: F401 - a line of the client's own in a seat's log
 NAME_CELLS = 12                  # a player's name in a lobby row
-LEVELS = ("normal", "hard", "easy", "random")
+LEVELS = ("random", "easy", "normal", "hard")   # by strength, as in New game (issue 32 point 13)
 CLOCKS = (None, 30, 60, 120, 300)
 GRACES = (60, 120, 300, 15, 30)  # seconds before the takeover AI plays a dropped seat
 REFRESH = 5.0                    # seconds between two table lists while the lobby is up

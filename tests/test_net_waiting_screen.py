@@ -254,3 +254,31 @@ def test_how_to_play_names_the_launcher(monkeypatch, lang):
     monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
     text = page_text(None, "keys", lang)
     assert "python3 run.py --resume" in text and "tactical --resume" not in text
+
+
+def test_the_create_forms_levels_cycle_by_strength(tmp_path):
+    """Issue 32 point 13 at a server's table too: a seat's row cycles open → random → easy
+    → normal → hard, and the takeover AI random → easy → normal → hard, as New game's
+    seats do (it went open → normal → hard → easy → random)."""
+    async def run():
+        async with Host(tmp_path) as host:
+            ann = _client_app(host, "ann", "en")
+            async with ann.run_test(size=(80, 24)) as pa:
+                await _until_app(pa, lambda: _lobby_ready(ann))
+                await pa.press("c")
+                await _until_app(pa, lambda: type(ann.screen).__name__.startswith("CreateScreen"))
+                form = ann.screen
+                await pa.press("down")                      # the first seat's row
+                seen = [form.seats[0]]
+                for _ in range(5):
+                    await pa.press("right")
+                    seen.append(form.seats[0])
+                assert seen == ["open", "random", "easy", "normal", "hard", "open"]
+                takeover = [form.takeover]
+                form.query_one("#form").highlighted = [
+                    o.id for o in form.query_one("#form")._options].index("takeover")
+                for _ in range(4):
+                    await pa.press("right")
+                    takeover.append(form.takeover)
+                assert takeover == ["normal", "hard", "random", "easy", "normal"]
+    asyncio.run(run())
