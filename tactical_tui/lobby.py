@@ -1214,6 +1214,15 @@ class WaitingScreen(MenuScreen):
     def owner(self) -> bool:
         return self.seat is not None and self.facts().get("owner") == self.seat
 
+    def check_action(self, action: str, parameters) -> bool | None:
+        """←→ change the seats and settings: only the owner's Footer shows them (the
+        others' did, and the keys did nothing)."""
+        changing = action == "change" or (action == "ordered_key" and tuple(parameters)[:1]
+                                          in (("left",), ("right",)))   # widgets.localized
+        if changing and not self.owner():
+            return False
+        return super().check_action(action, parameters)
+
     def rows(self) -> list:
         facts, seats = self.facts(), self.seats()
         out = []
@@ -1247,6 +1256,7 @@ class WaitingScreen(MenuScreen):
     def refresh_view(self) -> None:
         if not self.is_attached or not self.query("#topbar"):
             return
+        self.refresh_bindings()          # the owner may have changed: ←→ shown or not
         facts = self.facts()
         session = self.app.session
         code = facts.get("code") or (session.codes.get(self.table) if session else None)

@@ -282,3 +282,39 @@ def test_the_create_forms_levels_cycle_by_strength(tmp_path):
                     takeover.append(form.takeover)
                 assert takeover == ["normal", "hard", "random", "easy", "normal"]
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_only_the_owners_footer_offers_to_change_the_seats(tmp_path, lang):
+    """The waiting room's ←→ change seats and settings for its owner only: another
+    player's Footer does not show the key (it showed "← Change", which did nothing)."""
+    change = {"en": "Change", "ja": "変更"}[lang]
+
+    async def run():
+        async with Host(tmp_path) as host:
+            ann = _client_app(host, "ann", lang)
+            bob = _client_app(host, "bob", lang)
+            async with ann.run_test(size=(80, 24)) as pa, bob.run_test(size=(80, 24)) as pb:
+                await _until_app(pa, lambda: _lobby_ready(ann))
+                await pa.press("c")
+                await _until_app(pa, lambda: type(ann.screen).__name__.startswith("CreateScreen"))
+                await pa.press("down", "down", "down", "right", "right")   # seat 3: hard → open
+                assert ann.screen.seats[2] == "open"
+                await pa.press("end", "enter")
+                await _until_app(pa, lambda: isinstance(ann.screen, WaitingScreen) and ann.screen.owner())
+                table = next(iter(host.server.tables.values()))
+                await _until_app(pb, lambda: _lobby_ready(bob))
+                await pb.press("r")
+                await _until_app(pb, lambda: table.id in bob.session.tables)
+                await pb.press("j")
+                await _until_app(pb, lambda: isinstance(bob.screen, WaitingScreen)
+                                 and bob.screen.seat is not None)
+                await pb.pause(0.3)
+                footer = lambda app: screen_text(app).splitlines()[-1]
+                assert table.waiting
+                assert change in footer(ann), footer(ann)
+                assert change not in footer(bob), footer(bob)
+                before = host.server.tables[table.id].live.game.state
+                await pb.press("left")
+                assert host.server.tables[table.id].live.game.state is before
+    asyncio.run(run())
