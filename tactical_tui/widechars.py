@@ -70,6 +70,7 @@ def merged_cuts(compositor) -> list[list[int]]:
         return cache[2]
     owners: list[list] = [[None] * (len(line) - 1) for line in cuts]
     height = len(cuts)
+    unsure = set()           # lines where a widget's edge is not a cut: Textual's cuts kept
     for index, (region, clip) in enumerate(visible.values()):
         x, y, width, rows = region.intersection(clip)
         if not (width and rows):
@@ -78,12 +79,18 @@ def merged_cuts(compositor) -> list[list[int]]:
             line_cuts = cuts[line]
             first = bisect_left(line_cuts, x)
             last = bisect_left(line_cuts, x + width)
+            if line_cuts[first:first + 1] != [x] or line_cuts[last:last + 1] != [x + width]:
+                unsure.add(line)
+                continue
             line_owners = owners[line]
             for bucket in range(first, last):
                 if line_owners[bucket] is None:
                     line_owners[bucket] = index
     merged = []
-    for line_cuts, line_owners in zip(cuts, owners):
+    for line, (line_cuts, line_owners) in enumerate(zip(cuts, owners)):
+        if line in unsure:
+            merged.append(line_cuts)
+            continue
         kept = [line_cuts[0]]
         for i in range(1, len(line_cuts) - 1):
             left, right = line_owners[i - 1], line_owners[i]

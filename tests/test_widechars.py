@@ -194,3 +194,33 @@ def test_the_guard_leaves_another_textual_alone():
     assert not widechars.matches(Other)
     from textual._compositor import Compositor
     assert widechars.matches(Compositor)
+
+
+def test_the_games_title_screen_keeps_a_toasts_wide_character_over_the_menus_edge(fixed):
+    """The real app at 80×24 (it applies the fix itself): three toasts stack up to the title
+    menu, whose right edge (a cut at column 76) lies under the last cell of a toast's text;
+    a line Textual breaks to the toast's full width (a markup toast: the game's own plain
+    toasts are broken one cell short, tactical_tui.app.toast_lines) ends with a wide
+    character across that edge, and the whole line is on the screen."""
+    from textual.app import App as TextualApp
+    from tactical_tui.app import TacticalApp
+    line = "ギルドマスターたちのドラフト入札バトル"[:18]          # 36 cells: the toast's width
+    message = line + "をどうぞ"
+
+    async def run():
+        app = TacticalApp(lang="ja", ai_delay=0.0, autosave=False)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await pilot.pause(0.3)
+            for _ in range(3):
+                TextualApp.notify(app, message, timeout=60, markup=True)
+            await pilot.pause(0.3)
+            compositor = app.screen._compositor
+            top = min(app.screen.query(Toast), key=lambda toast: toast.region.y)
+            x, y = top.content_region.x, top.content_region.y
+            assert x + 35 in compositor.cuts[y]          # the menu's edge under the 18th character
+            rows = [strip.text for strip in compositor.render_strips()]
+            assert line in rows[y], rows[y]
+            screen, stream = terminal()
+            stream.feed(compositor.render_full_update().render_segments(console()))
+            assert line in screen.display[y]
+    asyncio.run(run())
