@@ -45,8 +45,11 @@ def _digest(obj) -> str:
 
 
 def _members(compositor_cls) -> dict:
-    return {"_render_chops": compositor_cls._render_chops,
-            "render_partial_update": compositor_cls.render_partial_update,
+    """Textual's own members (kept aside by `apply`)."""
+    return {"_render_chops": getattr(compositor_cls, "_textual_render_chops",
+                                     compositor_cls._render_chops),
+            "render_partial_update": getattr(compositor_cls, "_textual_render_partial_update",
+                                             compositor_cls.render_partial_update),
             "cuts": compositor_cls.cuts.fget}
 
 
