@@ -16,6 +16,7 @@ from .langs import default_lang
 from .menus import SetupScreen, TitleScreen
 from .safe import as_text, lines_text, plain
 from .seeds import new_seed
+from . import widechars
 from .widgets import (ConfirmScreen, DecisionScreen, HandOverScreen, LogScreen,
                       TextScreen, card_details, localized)
 from .help import help_text
@@ -117,6 +118,7 @@ class TacticalApp(App):
                  autosave: bool = True, store=None, join=None) -> None:
         super().__init__()
         _toasts_break_lines_by_the_game()
+        widechars.apply()                # wide characters whole across widgets' edges (Textual #6357)
         self._join = join                # (host, port, name[, unix socket]): `tactical join`, the lobby first
         self.session = None              # net.remote.Session of `tactical join`
         from .settings import Store
