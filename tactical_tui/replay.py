@@ -219,6 +219,8 @@ class ReplayApp(App):
 
     def __init__(self, screen) -> None:
         super().__init__()
+        from . import widechars
+        widechars.apply()               # wide characters whole across widgets' edges (Textual #6357)
         self._first = screen
         self.lang = screen.lang_
 
