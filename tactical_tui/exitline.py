@@ -26,9 +26,19 @@ def launcher() -> str:
     return "tactical"
 
 
-def resume_command() -> str:
-    """`tactical --resume`, or `python3 run.py --resume` (launcher)."""
-    return f"{launcher()} --resume"
+def resume_command(app=None) -> str:
+    """`tactical --resume`, or `python3 run.py --resume` (launcher); with `--lang X` when
+    `app` plays in a language a bare `--resume` would not choose (the settings' language,
+    else the locale's): a game started with `--lang ja` in an English locale was continued
+    in English."""
+    command = f"{launcher()} --resume"
+    if app is not None:
+        from .langs import LANGS, default_lang
+        store = getattr(app, "store", None)
+        chosen = getattr(getattr(store, "settings", None), "lang", None) or default_lang()
+        if app.lang in LANGS and app.lang != chosen:
+            command += f" --lang {app.lang}"
+    return command
 
 TEXT = {
     "ask.saved": {"ja": "ゲームを終了しますか？ ゲームは保存されています。タイトルの「続きから」"
@@ -72,7 +82,7 @@ def quit_question(app) -> str:
     if table.state.phase == "over":
         return tx("ask.over", lang)
     if _saved(table):
-        return tx("ask.saved", lang, cmd=resume_command())
+        return tx("ask.saved", lang, cmd=resume_command(app))
     why = getattr(table, "save_problem", None) or tx("no_autosave", lang)
     from .safe import plain
     return tx("ask.unsaved", lang, why=plain(why))
@@ -84,4 +94,4 @@ def exit_line(app) -> Optional[str]:
     table = getattr(app, "exit_game", None) or getattr(app, "table", None)
     if table is None or table.state.phase == "over" or not _saved(table):
         return None
-    return tx("line", app.lang, cmd=resume_command())
+    return tx("line", app.lang, cmd=resume_command(app))

@@ -20,7 +20,9 @@ from tactical_tui.widgets import ConfirmScreen
 from tui_app import human_turn, make_app, screen_text
 
 ROOT = Path(__file__).resolve().parent.parent
-LINE = {"en": "Saved. Continue with: tactical --resume", "ja": "保存しました。続きは: tactical --resume"}
+# the pty's locale is C (English): a game played with --lang ja is continued with it
+LINE = {"en": "Saved. Continue with: tactical --resume",
+        "ja": "保存しました。続きは: tactical --resume --lang ja"}
 
 
 def _run_in_pty(tmp_path: Path, lang: str, args: list[str], keys: list[tuple[str, bytes]],
@@ -144,3 +146,23 @@ def test_no_line_without_a_game_or_for_a_finished_or_unsaved_one(tmp_path):
     app.table.save_problem = None
     app.table.save_path = tmp_path / "missing.json"
     assert exit_line(app) is None
+
+
+def test_the_resume_command_keeps_a_language_the_bare_command_would_not_choose(monkeypatch):
+    """A game started with `--lang ja` in an English locale was continued in English by the
+    printed `tactical --resume`: the command says `--lang ja` then, and nothing more when
+    the settings or the locale choose the game's language anyway."""
+    from types import SimpleNamespace
+    from tactical_tui.exitline import resume_command
+    monkeypatch.delenv("TACTICAL_COMMAND", raising=False)
+    for var in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    app = lambda lang, chosen=None: SimpleNamespace(lang=lang, store=SimpleNamespace(
+        settings=SimpleNamespace(lang=chosen)))
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    assert resume_command(app("ja")) == "tactical --resume --lang ja"
+    assert resume_command(app("en")) == "tactical --resume"
+    assert resume_command(app("ja", chosen="ja")) == "tactical --resume"
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")
+    assert resume_command(app("ja")) == "tactical --resume"
+    assert resume_command(app("en")) == "tactical --resume --lang en"

@@ -179,7 +179,8 @@ def test_the_exit_lines_say_the_launcher(tmp_path, monkeypatch):
     monkeypatch.setenv("TACTICAL_COMMAND", "python3 run.py")
     for lang, start in (("en", "Saved. Continue with: python3 run.py --resume"),
                         ("ja", "保存しました。続きは: python3 run.py --resume")):
-        app = SimpleNamespace(table=table, lang=lang, session=None)
+        chosen = SimpleNamespace(settings=SimpleNamespace(lang=lang))   # no --lang needed
+        app = SimpleNamespace(table=table, lang=lang, session=None, store=chosen)
         assert exitline.exit_line(app) == start
         assert "python3 run.py --resume" in exitline.quit_question(app)
 
