@@ -287,7 +287,12 @@ def test_setup_and_start_are_typed():
     for bad, field in (({"t": "start", "id": 1}, "table"),
                        ({"t": "setup", "id": 1, "table": "t", "grace": 301}, "grace"),
                        ({"t": "setup", "id": 1, "table": "t", "seats": [{"kind": "open"}] * 2}, "seats"),
-                       ({"t": "setup", "id": 1, "table": "t", "owner": 2}, "owner")):
+                       ({"t": "setup", "id": 1, "table": "t", "owner": 2}, "owner"),
+                       # a huge integer is out of range, not an OverflowError (review)
+                       ({"t": "setup", "id": 1, "table": "t", "clock": 10 ** 400}, "clock"),
+                       ({"t": "setup", "id": 1, "table": "t", "grace": -10 ** 400}, "grace"),
+                       ({"t": "create", "id": 1, "seats": [{"kind": "open"}] * 4,
+                         "clock": 10 ** 400}, "clock")):
         try:
             P.parse_request(bad)
         except P.BadRequest as exc:

@@ -312,7 +312,12 @@ def _bool(v: Any) -> bool:
 
 def _seconds(lo: float, hi: float = TIME_MAX):
     def check(v: Any) -> float:
-        if type(v) not in (int, float) or not math.isfinite(v) or not lo <= v <= hi:
+        # an int is compared before any float conversion: 10**400 is out of range, not
+        # an OverflowError (which reached the server's catch-all with a traceback)
+        if type(v) is int:
+            if not lo <= v <= hi:
+                raise ValueError
+        elif type(v) is not float or not math.isfinite(v) or not lo <= v <= hi:
             raise ValueError
         return float(v)
     return check
@@ -496,7 +501,7 @@ def parse_request(obj: dict) -> Request:
         except _Wrong as wrong:
             raise BadRequest("bad_message", rid, field=f"{key}.{wrong.field}"
                              if not wrong.field.startswith(key) else wrong.field) from None
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             raise BadRequest("bad_message", rid, field=key) from None
     if cls is Setup and "clock" in obj and obj["clock"] is None:
         values["no_clock"] = True
