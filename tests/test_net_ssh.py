@@ -345,6 +345,8 @@ def test_a_session_without_a_pty_gets_a_message_and_is_closed(host_dir, client_k
                 assert result.stdout == ""                      # nothing was run
         assert not door.sessions
     with_door(body, keys=keys)
+    # a refused session's language is not remembered (each one rewrote the file)
+    assert not (host_dir / "door-langs.json").exists()
 
 
 def test_a_key_not_in_the_authorized_keys_file_is_refused(host_dir, client_key):

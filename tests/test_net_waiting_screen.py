@@ -207,6 +207,15 @@ def test_the_door_remembers_a_players_language(tmp_path):
     assert LangMemory(tmp_path, most=3).get(taro) is None         # the oldest forgotten
     (tmp_path / LangMemory.FILE).write_text("not json")
     assert LangMemory(tmp_path).langs == {}
+    # the file is written when what it holds changes, not each time a player is seen
+    mem = LangMemory(tmp_path / "again", most=3)
+    mem.put(taro, "ja")
+    path = tmp_path / "again" / LangMemory.FILE
+    os.utime(path, ns=(0, 0))
+    mem.put(taro, "ja")
+    assert os.stat(path).st_mtime_ns == 0
+    mem.put(taro, "en")
+    assert os.stat(path).st_mtime_ns != 0 and LangMemory(tmp_path / "again").get(taro) == "en"
 
 
 @pytest.mark.parametrize("lang, left, dropped, gave_up, lobby", [

@@ -212,10 +212,15 @@ class LangMemory:
         return self.langs.get(tag)
 
     def put(self, tag: str, lang: str) -> None:
-        if self.langs.get(tag) == lang and list(self.langs)[-1:] == [tag]:
-            return
+        """Remember `lang` for `tag` (an admitted session's: the door calls this only once
+        a session is let in). The file is written only when what it holds for the player
+        changes; being seen again only moves them up in memory (the order is written with
+        the next change), so a player switching LANG on every session is what writes."""
+        same = self.langs.get(tag) == lang
         self.langs.pop(tag, None)
         self.langs[tag] = lang
+        if same:
+            return
         while len(self.langs) > self.most:
             del self.langs[next(iter(self.langs))]
         import json
@@ -826,8 +831,6 @@ class _Session(asyncssh.SSHServerSession):
         tag = LangMemory.tag(self.grant.fingerprint if self.grant is not None else None, self.name)
         given = given_lang(env)
         self.lang = given or self._door.langs.get(tag) or client_lang(env)
-        if given is not None:
-            self._door.langs.put(tag, given)
         refusal = self.grant.refusal() if self.grant is not None else None
         if refusal is not None:
             assert self.grant is not None
@@ -861,6 +864,8 @@ class _Session(asyncssh.SSHServerSession):
             self._say("ssh.full", n=door.max_sessions)
             return self._exit(1)
         door.sessions.add(self)
+        if given is not None:           # remembered for an admitted session only (review)
+            door.langs.put(tag, given)
         if server is not None:
             server.game_started()
         door.spawn(self._run(chan, env))
