@@ -328,3 +328,21 @@ def test_only_the_owners_footer_offers_to_change_the_seats(tmp_path, lang):
                 await pb.press("left")
                 assert host.server.tables[table.id].live.game.state is before
     asyncio.run(run())
+
+
+def test_a_guests_code_is_forgotten_when_the_table_gets_a_new_one():
+    """A guest keeps the code they typed while the table stays private; when its owner
+    makes it public, or private anew (a fresh code), the old code is no longer shown as
+    the table's (review of issue 31)."""
+    from tactical_tui.net.remote import Session
+    session = Session("127.0.0.1", 7411, "bob", "en")
+    seats = lambda private: {"t": "seats", "table": "t1", "seats": [], "private": private}
+    session._message(seats(True))
+    session.codes["t1"] = "ABCDEF"                      # typed to join
+    session._message(seats(True))
+    assert session.codes.get("t1") == "ABCDEF"
+    session._message(seats(False))                      # made public
+    assert "t1" not in session.codes
+    session.codes["t1"] = "ABCDEF"
+    session._message(seats(True))                       # private anew: a fresh code
+    assert "t1" not in session.codes

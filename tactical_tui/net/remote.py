@@ -460,9 +460,14 @@ class Session:
             self.seat_lists[table] = seats
             from .protocol import FACT_KEYS
             facts = {k: msg[k] for k in (*FACT_KEYS, "private") if k in msg}
+            was_private = self.facts.get(table, {}).get("private")
             self.facts[table] = facts
             if facts.get("code"):
                 self.codes[table] = facts["code"]    # ours to see: we own the table
+            elif "private" in facts and (not facts["private"] or was_private is False):
+                # made public, or private anew (a fresh code, its owner's to give): the
+                # code we typed is no longer the table's — never shown as if it were
+                self.codes.pop(table, None)
             info = self.tables.get(table)
             if info is not None:
                 info["seats"] = seats
