@@ -311,3 +311,44 @@ def test_setup_and_start_are_typed():
         pass
     else:
         raise AssertionError("waiting must be a bool")
+
+
+def test_a_setup_that_cannot_be_saved_is_refused_and_changes_nothing(tmp_path, monkeypatch):
+    """Review of issue 31: a new deal whose save fails, or a sidecar that cannot be
+    written, is refused `save_failed` and the table stays as it was — its save and
+    sidecar agree on the seats (a disagreement made the next start skip the table)."""
+    from tactical_tui.net import server as S
+
+    async def run():
+        async with running(tmp_path) as (server, port):
+            a = await Raw(port).connect()
+            await a.hello("Ann")
+            made = await a.ask("create", seats=[{"kind": "open"}] * 3)
+            tid = made["table"]
+            await a.ask("join", table=tid)
+            table = server.tables[tid]
+            game, slots = table.game, list(table.slots)
+            # the new deal cannot be saved
+            real = S.NetGame.autosave
+
+            def failing(self):
+                self.save_error = OSError(28, "No space left on device")
+            monkeypatch.setattr(S.NetGame, "autosave", failing)
+            no = await a.ask("setup", table=tid, seats=[{"kind": "open"}] * 4, clock=30)
+            assert no["t"] == "refused" and no["code"] == "save_failed"
+            assert table.game is game and table.slots == slots and table.clock is None
+            monkeypatch.setattr(S.NetGame, "autosave", real)
+            # the sidecar cannot be written: the change is taken back
+            monkeypatch.setattr(S, "write_atomic", lambda *a, **k: (_ for _ in ()).throw(
+                OSError(28, "No space left on device")))
+            no = await a.ask("setup", table=tid, seats=[{"kind": "open"}] * 4, grace=15)
+            assert no["t"] == "refused" and no["code"] == "save_failed"
+            assert len(table.game.state.seats) == 3 and table.grace != 15
+            assert [s.kind for s in table.slots] == [s.kind for s in slots]
+            monkeypatch.undo()
+            ok = await a.ask("setup", table=tid, seats=[{"kind": "open"}] * 4)
+            assert ok["t"] == "ok" and len(table.game.state.seats) == 4
+            meta = json.loads((tmp_path / f"{tid}.table.json").read_text())
+            assert len(meta["seats"]) == 4
+            a.close()
+    asyncio.run(run())

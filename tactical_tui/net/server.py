@@ -714,8 +714,11 @@ class HostedTable:
                     slots.append(Slot("open") if spec.kind == "open" else Slot("ai", spec.level))
         first = self.game.config.first_game if req.first_game is None else req.first_game
         kinds = lambda ss: [(x.kind == "ai", x.level) for x in ss]
+        before = (self.game, self.saver, self.live, self.slots, self.private, self.code,
+                  self.code_hash, self.clock, self.grace, self.takeover_level)
         if kinds(slots) != kinds(self.slots) or first != self.game.config.first_game:
-            self._deal(slots, first)
+            if not self._deal(slots, first):
+                return _fair(P.refused(req.id, "save_failed"))   # the table as it was
         self.slots = slots
         if req.private is not None and req.private != self.private:
             self.private = req.private
@@ -729,7 +732,24 @@ class HostedTable:
             self.grace = req.grace
         if req.takeover is not None:
             self.takeover_level = req.takeover
-        self.save_meta()
+        if not self.save_meta():
+            # the save and its sidecar must agree on the seats (else the next start skips
+            # the table): the change is taken back, the former deal written again
+            dealt = self.game is not before[0]
+            if dealt:
+                self.saver.stop()
+                self.live.close()
+            (self.game, self.saver, self.live, self.slots, self.private, self.code,
+             self.code_hash, self.clock, self.grace, self.takeover_level) = before
+            if dealt:                        # the former game back, with a saver and loop
+                self.saver = Saver(self.game, self.server._unsynced, self.save_failed,
+                                   self.save_works)
+                self.game.saver = self.saver
+                self.live = NetLive(self.game, self, ai_delay=self.server.ai_delay,
+                                    on_error=self._ai_failed)
+            self.game.autosave()
+            self.save_meta()
+            return _fair(P.refused(req.id, "save_failed"))
         conn.send(P.ok(req.id, table=self.id, code=self.code))
         if self.full():
             self.begin()
@@ -737,21 +757,26 @@ class HostedTable:
             self.broadcast_seats()
         return {}
 
-    def _deal(self, slots: list, first_game: bool) -> None:
+    def _deal(self, slots: list, first_game: bool) -> bool:
         """A new game for the waiting table (its seats or first game changed): a new
         deal, its save written, the table's live game replaced (nobody is subscribed to
-        it yet: it has not started)."""
+        it yet: it has not started). False, and nothing replaced, when the save cannot
+        be written (the former save stays whole: saves are written atomically)."""
         old = self.game
         seats = tuple(SeatSetup(s.kind != "ai", s.level or "normal") for s in slots)
         game = NetGame(Config(players=len(seats), first_game=first_game), seats,
                        secrets.randbelow(SEED_LIMIT), self.server.cards, save_path=old.save_path)
         game.autosave()
+        if game.save_error is not None:
+            log.warning("table %s: the new deal cannot be saved: %s", self.id, game.save_error)
+            return False
         self.saver.stop()
         self.game = game
         self.saver = Saver(game, self.server._unsynced, self.save_failed, self.save_works)
         game.saver = self.saver
         self.live.close()
         self.live = NetLive(game, self, ai_delay=self.server.ai_delay, on_error=self._ai_failed)
+        return True
 
     def has_humans(self) -> bool:
         """A player is seated here, connected (spectators do not count)."""
