@@ -340,11 +340,11 @@ AIのレベル（席ごとに選べます。数字はAI同士の対戦で計測�
             3人で、ふつうの勝率は約51%（4人なので公平な取り分は25%）。
   ふつう    すべての判断をルールで決め、チップを引くか止めるかは厳密に計算。
   つよい    ドラフト・入札・ビルドを学習した評価で計画し、バトルは先読み。
-            ふつう3人を相手に約42%（公平な取り分25%）。3人戦で約52%
-            （33%）、5人戦で約35%（20%）。
+            ふつう3人を相手に約40%（公平な取り分25%）。3人戦で約47%
+            （33%）、5人戦で約34%（20%）。
 
 レーティング（tactical ladder、3〜5人戦 1,200局。±3.5）
-  つよい 31.9、ふつう 28.5、やさしい 23.3、ランダム 20.9。つよいとふつう
+  つよい 32.1、ふつう 28.0、やさしい 23.5、ランダム 20.8。つよいとふつう
   のどちらかが勝った対局のうち62%はつよいの勝ち。
 
 運はどれくらい効くか
@@ -359,11 +359,11 @@ The AI levels (choose one per seat; measured in games between AIs)
           about 51 % against three easy players (fair share at 4: 25 %).
   normal  rules of thumb for every decision; draw-or-stop solved exactly.
   hard    plans draft, bids and build by a learned value and looks ahead
-          in the battle: about 42 % against three normal players (fair
-          share 25 %); about 52 % at 3 seats (33 %), 35 % at 5 (20 %).
+          in the battle: about 40 % against three normal players (fair
+          share 25 %); about 47 % at 3 seats (33 %), 34 % at 5 (20 %).
 
 The ladder (tactical ladder, 1,200 games of 3 to 5 seats; ratings ± 3.5)
-  hard 31.9, normal 28.5, easy 23.3, random 20.9. Of the games that hard
+  hard 32.1, normal 28.0, easy 23.5, random 20.8. Of the games that hard
   or normal won, hard won 62 %.
 
 How much is luck
