@@ -319,10 +319,15 @@ def test_only_the_owners_footer_offers_to_change_the_seats(tmp_path, lang):
                 await pb.press("j")
                 await _until_app(pb, lambda: isinstance(bob.screen, WaitingScreen)
                                  and bob.screen.seat is not None)
-                await pb.pause(0.3)
-                footer = lambda app: screen_text(app).splitlines()[-1]
+                chat = {"en": "Chat", "ja": "チャット"}[lang]
+
+                def footer(app) -> str:         # the last line with something on it
+                    lines = [x for x in screen_text(app).splitlines() if x.strip()]
+                    return lines[-1] if lines else ""
+                # both Footers drawn (the chat key is on both)
+                await _until_app(pa, lambda: chat in footer(ann) and change in footer(ann))
+                await _until_app(pb, lambda: chat in footer(bob))
                 assert table.waiting
-                assert change in footer(ann), footer(ann)
                 assert change not in footer(bob), footer(bob)
                 before = host.server.tables[table.id].live.game.state
                 await pb.press("left")
