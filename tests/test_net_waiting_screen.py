@@ -351,3 +351,44 @@ def test_a_guests_code_is_forgotten_when_the_table_gets_a_new_one():
     session.codes["t1"] = "ABCDEF"
     session._message(seats(True))                       # private anew: a fresh code
     assert "t1" not in session.codes
+
+
+def test_a_last_request_goes_out_after_the_ones_sent_before_it():
+    """Review of issue 31: `send` wrote in a task and `send_last` at once, so a `leave`
+    (Esc in the waiting room) right after a `send` could reach the host first, with the
+    later id — refused `bad_id`. Requests are written in the order their ids are taken."""
+    import json
+
+    from tactical_tui.net.client import Client
+    from tactical_tui.net.protocol import _HEADER
+
+    class Writer:                       # the socket's write side; drain waits a turn
+        def __init__(self):
+            self.data = b""
+            self.transport = type("T", (), {"is_closing": lambda self: False})()
+
+        def write(self, data: bytes) -> None:
+            self.data += data
+
+        async def drain(self) -> None:
+            await asyncio.sleep(0)
+
+    def frames(data: bytes) -> list:
+        out = []
+        while data:
+            (n,) = _HEADER.unpack(data[:_HEADER.size])
+            out.append(json.loads(data[_HEADER.size:_HEADER.size + n]))
+            data = data[_HEADER.size + n:]
+        return out
+
+    async def run():
+        client = Client("127.0.0.1", 1, "ann", "en")
+        client._writer, client._lock = Writer(), asyncio.Lock()
+        fut = client.send("list")
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+        assert client.send_last("leave", table="t1")
+        sent = frames(client._writer.data)
+        assert [(m["t"], m["id"]) for m in sent] == [("list", 1), ("leave", 2)]
+        await asyncio.sleep(0.01)
+        fut.cancel()
+    asyncio.run(run())

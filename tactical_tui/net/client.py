@@ -417,14 +417,28 @@ class Client:
         timer = loop.call_later(self.request_timeout, expire)
         fut.add_done_callback(lambda f: timer.cancel())
 
-        async def write() -> None:
+        def lost() -> None:
+            self._pending.pop(rid, None)
+            if not fut.done():
+                fut.set_exception(ConnectionLost())
+        # written now, in the order the ids are taken (a `send_last` right after — Esc in
+        # the waiting room — wrote its later id before this one's queued write, and the
+        # host refused it `bad_id`); only the wait for the socket's buffer is a task
+        from .protocol import encode_frame
+        writer = self._writer
+        try:
+            writer.write(encode_frame(msg, MAX_CLIENT_FRAME))
+        except Exception:  # noqa: BLE001 - the socket broke (or the frame is too big): lost
+            lost()
+            return fut
+
+        async def drain() -> None:
             try:
-                await self._write(msg)
+                async with self._lock:
+                    await writer.drain()
             except Exception:  # noqa: BLE001 - the socket broke: the request is lost
-                self._pending.pop(rid, None)
-                if not fut.done():
-                    fut.set_exception(ConnectionLost())
-        loop.create_task(write())
+                lost()
+        loop.create_task(drain())
         fut.add_done_callback(lambda f: self._remember(kind, fields, f))
         return fut
 
