@@ -14,7 +14,7 @@ class Player(Protocol):
     def choose(self, observation: Observation, legal: Sequence[object]) -> object:
         """One of `legal` (never empty)."""
 
-    # Optional, for resuming a saved game without thinking again (tactical_tui.table):
+    # Optional, for resuming a saved game without thinking again (tactical_tui.table.live):
     # `memory()` -> a small dict of JSON values, what the player carries from one
     # decision to the next, saved with each of its actions; `remember(obs, legal,
     # action, memo)` -> the player's own state moves on as if it had chosen `action`

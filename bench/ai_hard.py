@@ -42,7 +42,7 @@ from ai.hard import SEARCHED, HardPlayer  # noqa: E402
 from ai.planner import PlanningPlayer  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
-from tactical_tui.simulate import rotations, wilson  # noqa: E402
+from tactical_tui.tools.simulate import rotations, wilson  # noqa: E402
 from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 _CARDS = None

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ai import make_player  # noqa: E402
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
-from tactical_tui.simulate import rotations, wilson  # noqa: E402
+from tactical_tui.tools.simulate import rotations, wilson  # noqa: E402
 from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 
 

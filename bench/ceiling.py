@@ -205,7 +205,7 @@ def play(args):
 
 
 def main():
-    from tactical_tui.simulate import wilson
+    from tactical_tui.tools.simulate import wilson
 
     p = argparse.ArgumentParser()
     p.add_argument("--who", choices=("ceiling", "lucky", "normal", "hard"), default="ceiling")

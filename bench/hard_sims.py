@@ -2,7 +2,7 @@
 
     python bench/hard_sims.py [--quick] [--positions N] [--games N] [--budget 0.5]
 
-1. `tactical simulate` / `tactical balance` speed: games/s of `tactical_tui.simulate.
+1. `tactical simulate` / `tactical balance` speed: games/s of `tactical_tui.tools.simulate.
    play_one` (4 normal seats, the games `tactical balance` plays) on each engine.
 2. The hard player's simulations per searched decision at its 0.5 s budget, over a fixed
    set of positions: seeded games of 4 normal players; at seat 0's battle decisions that
@@ -47,7 +47,7 @@ def _cards(path: str):
 def simulate_games(seeds: list[int], cards_path: str) -> list[list]:
     """Run in an engine's process: `play_one` of 4 normal seats per seed; per game
     [cpu seconds, wall seconds, actions, winners]."""
-    from tactical_tui.simulate import play_one
+    from tactical_tui.tools.simulate import play_one
     cards = _cards(cards_path)
     out = []
     for seed in seeds:

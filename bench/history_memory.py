@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rules import Config  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
-from tactical_tui.saves import to_json  # noqa: E402
-from tactical_tui.table import GameTable, SeatSetup  # noqa: E402
+from tactical_tui.table.saves import to_json  # noqa: E402
+from tactical_tui.table.live import GameTable, SeatSetup  # noqa: E402
 
 
 def play(players: int, seed: int, cards) -> tuple[GameTable, int]:

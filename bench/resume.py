@@ -26,8 +26,8 @@ from ai.base import RandomPlayer  # noqa: E402
 from ai.hard import HardPlayer  # noqa: E402
 from ai.normal import NormalPlayer  # noqa: E402
 from rules import Config  # noqa: E402
-from tactical_tui.saves import read, to_json, write_atomic  # noqa: E402
-from tactical_tui.table import GameTable, SeatSetup  # noqa: E402
+from tactical_tui.table.saves import read, to_json, write_atomic  # noqa: E402
+from tactical_tui.table.live import GameTable, SeatSetup  # noqa: E402
 
 SEATS = (SeatSetup(True), SeatSetup(False, "hard"), SeatSetup(False, "hard"),
          SeatSetup(False, "hard"), SeatSetup(False, "normal"))

@@ -73,7 +73,7 @@ def battle_save(seed: int, cards, players: int = 4):
     human, its decisions made by the normal AI's hint), or None for this seed."""
     from rules import Config
     from rules.actions import StartAttack
-    from tactical_tui.table import GameTable, SeatSetup
+    from tactical_tui.table.live import GameTable, SeatSetup
     table = GameTable(Config(players=players, first_game=True),
                       (SeatSetup(True),) + tuple(SeatSetup(False, "normal") for _ in range(players - 1)),
                       seed, cards)
@@ -96,7 +96,7 @@ def battle_entries(seed: int, cards, players: int = 4) -> list:
     game-over event left out."""
     from rules import Config
     from rules import events as E
-    from tactical_tui.table import GameTable, SeatSetup
+    from tactical_tui.table.live import GameTable, SeatSetup
     table = GameTable(Config(players=players), tuple(SeatSetup(False, "normal") for _ in range(players)),
                       seed, cards)
     start = None
@@ -110,7 +110,7 @@ def battle_entries(seed: int, cards, players: int = 4) -> list:
 
 def log_lines(app) -> int:
     """The lines the whole log (`l`) shows the viewer now (as App.action_show_log)."""
-    from tactical_tui.text import Describer
+    from tactical_tui.text.catalog import Describer
     d = Describer(app.cards, app.lang)
     return sum(1 for e in app.feeds[app.viewer].log if app.log_line(e, d))
 
@@ -122,8 +122,8 @@ def long_entries(data, cards, lang: str, lines: int, first_seed: int = 1000) -> 
     else of those games (their AI's caches)."""
     from rules.events import visible
     from tactical_tui.app import TacticalApp
-    from tactical_tui.table import GameTable
-    from tactical_tui.text import Describer
+    from tactical_tui.table.live import GameTable
+    from tactical_tui.text.catalog import Describer
     app = TacticalApp(lang=lang, cards=cards, autosave=False)      # (not run: log_line)
     d = Describer(cards, lang)
     table = GameTable.from_save(data, cards, "bench")
@@ -180,7 +180,7 @@ async def battle_app(save_path: Path, lang: str, extra, stack, wait: float):
     """An app on the battle screen of the saved game, seat 1 to act (its log lengthened
     by the entries `extra`, if given), with its Pilot; the app runs until `stack` closes."""
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens import BattleScreen
+    from tactical_tui.screens.game import BattleScreen
     app = TacticalApp(lang=lang, ai_delay=0.0, resume=str(save_path), autosave=False)
     pilot = await stack.enter_async_context(app.run_test(size=(80, 24)))
     for _ in range(500):
@@ -266,8 +266,8 @@ def main() -> int:
         print(json.dumps(asyncio.run(child(Path(args.save), args.lang, args.child == "long",
                                            args.reps, args.quiet))))
         return 0
-    from tactical_tui.cardcache import default_cards
-    from tactical_tui.saves import to_json
+    from tactical_tui.table.cardcache import default_cards
+    from tactical_tui.table.saves import to_json
     cards = default_cards()
     seed = args.seed
     data = battle_save(seed, cards)

@@ -1,5 +1,5 @@
-"""The Textual app: a host of views. Title, setup and Continue (tactical_tui.menus); a
-game runs in a table (tactical_tui.table.LiveTable: AI seats, autosave, undo); each human
+"""The Textual app: a host of views. Title, setup and Continue (tactical_tui.screens.menus); a
+game runs in a table (tactical_tui.table.live.LiveTable: AI seats, autosave, undo); each human
 seat has a view — the phase screen of its latest update — and hotseat is several seat
 views on one terminal, the one whose seat must decide shown after a hand-over screen.
 No game logic, AI scheduling or save handling here."""
@@ -11,29 +11,23 @@ from typing import TYPE_CHECKING, Optional
 
 from textual.app import App
 
-from .i18n import TUI, t
-from .langs import default_lang
-from .menus import SetupScreen, TitleScreen
-from .safe import as_text, lines_text, plain
-from .seeds import new_seed
-from . import widechars
-from .widgets import (ConfirmScreen, DecisionScreen, HandOverScreen, LogScreen,
+from tactical_tui.text.i18n import TUI, t
+from tactical_tui.text.langs import default_lang
+from tactical_tui.screens.menus import SetupScreen, TitleScreen
+from tactical_tui.text.safe import as_text, lines_text, plain
+from tactical_tui.table.seeds import new_seed
+from tactical_tui.widgets import widechars
+from tactical_tui.widgets.base import (ConfirmScreen, DecisionScreen, HandOverScreen, LogScreen,
                       TextScreen, card_details, localized)
-from .help import help_text
+from tactical_tui.screens.help import help_text
+from tactical_tui.screens.phases import phase_screens
 
 # The title screen needs neither the rules, the AI, the card data nor the phase screens:
 # they are imported where a game needs them (tests/test_startup.py checks).
 if TYPE_CHECKING:
     from rules.cards import CardSet
-    from .table import GameTable, LiveTable, LogEntry
-    from .text import Describer
-
-
-def phase_screens() -> dict:
-    """The screen of each phase."""
-    from .screens import BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen
-    return {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
-            "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
+    from tactical_tui.table.live import GameTable, LiveTable, LogEntry
+    from tactical_tui.text.catalog import Describer
 
 
 def net_refusal(code: str) -> Optional[str]:
@@ -121,7 +115,7 @@ class TacticalApp(App):
         widechars.apply()                # wide characters whole across widgets' edges (Textual #6357)
         self._join = join                # (host, port, name[, unix socket]): `tactical join`, the lobby first
         self.session = None              # net.remote.Session of `tactical join`
-        from .settings import Store
+        from tactical_tui.settings import Store
         self.store = store if store is not None else Store()   # settings; kept when from a file
         self._resume = resume            # a save file to open at start ("" = the last game)
         self._seats = seats              # quick start with these seats (human / AI levels)
@@ -132,12 +126,13 @@ class TacticalApp(App):
         self.live: Optional[LiveTable] = None   # the game being played
         self.feeds: dict = {}                  # seat -> views.SeatFeed (each human seat)
         self.viewer = 0                        # the seat whose view is on screen
-        self._phase: Optional[str] = None
+        self.shown_phase: Optional[str] = None
         self._quick = quick
         self._seed = seed
         self._prompted = None                # (seat, asked_at) of the dialog last asked
         self._first_handover = False
         self._sync_queued = False
+        self.settings_warned = None          # the settings problem already said (commands.py)
 
     @property
     def table(self) -> Optional[GameTable]:
@@ -151,11 +146,20 @@ class TacticalApp(App):
         return self.live is not None and self.live.thinking is not None
 
     @property
+    def loaded_cards(self) -> Optional[CardSet]:
+        """The card data in use if it is loaded (None: not yet)."""
+        return self._cards
+
+    def use_cards(self, cards: CardSet) -> None:
+        """Play with this card data from now on (a table server's: net.remote.Session)."""
+        self._cards = cards
+
+    @property
     def cards(self) -> CardSet:
         """The card data of new games: the shipped set is loaded on first use (a game, the
         Continue list), not before the title screen."""
         if self._cards is None:
-            from .cardcache import default_cards
+            from tactical_tui.table.cardcache import default_cards
             self._cards = default_cards()
         return self._cards
 
@@ -174,8 +178,8 @@ class TacticalApp(App):
         """A screen the player reads (the log, the help, How to play, the results, a
         card's details): no toast covers it (issue 32: "Since your last decision…" cut
         log lines)."""
-        from .widgets import LogScreen, TextScreen
-        from .howto import HowToScreen
+        from tactical_tui.widgets.base import LogScreen, TextScreen
+        from tactical_tui.screens.howto import HowToScreen
         try:
             return isinstance(self.screen, (LogScreen, TextScreen, HowToScreen))
         except Exception:                # no screen yet
@@ -211,7 +215,7 @@ class TacticalApp(App):
         start) — at the width Textual gives a toast's text: Toast is 60 cells wide, at
         most half the screen, less a border and padding of 4 cells and 1 more (a wide
         character that ends a line of the full width was dropped)."""
-        from .i18n import break_lines, keep_names
+        from tactical_tui.text.i18n import break_lines, keep_names
         width = min(60, self.size.width // 2) - 5
         if width < 12:
             return message
@@ -243,16 +247,16 @@ class TacticalApp(App):
             self._signal_exit()
             return
         self._watch_terminal()
-        from .commands import apply_theme, localize_palette_key
+        from tactical_tui.commands import apply_theme, localize_palette_key
         apply_theme(self, self.store.settings.theme)
         localize_palette_key(self)
         if self.store.problem is not None:   # a damaged settings file: the defaults, and why
             self.notify(self.store.problem.text(self.lang), severity="warning", timeout=12)
         if self.autosave:
-            from .savefiles import clean_temp_files
+            from tactical_tui.table.savefiles import clean_temp_files
             clean_temp_files()           # left by a TACTICAL that was killed mid-write
         if self._join is not None:
-            from .lobby import open_lobby
+            from tactical_tui.screens.lobby import open_lobby
             open_lobby(self, *self._join)
             return
         self.push_screen(localized(TitleScreen, self.lang)())
@@ -321,8 +325,8 @@ class TacticalApp(App):
         """Continue the given save file, or the newest unfinished game; a game another
         window has open is refused with a message (its lock, saves.GameLock)."""
         from pathlib import Path
-        from .saves import GameLock, SaveError, SaveLocked, list_games, read
-        from .table import GameTable
+        from tactical_tui.table.saves import GameLock, SaveError, SaveLocked, list_games, read
+        from tactical_tui.table.live import GameTable
         if path:
             file = Path(path)
         else:
@@ -359,8 +363,8 @@ class TacticalApp(App):
 
     def show_continue(self) -> None:
         """The Continue list: every unfinished game with its date, seats and phase."""
-        from .saves import list_games
-        from .menus import ContinueScreen
+        from tactical_tui.table.saves import list_games
+        from tactical_tui.screens.menus import ContinueScreen
         games = list_games(self.cards, include_finished=True)
         if not any(g.phase != "over" for g in games):
             self.notify(self._nothing_to_continue(games))
@@ -371,7 +375,7 @@ class TacticalApp(App):
         """Why Continue has nothing to open: no saved game at all, or only finished ones
         (it said "no saved game yet" after a finished game: issue 32)."""
         if games is None:
-            from .saves import list_games
+            from tactical_tui.table.saves import list_games
             games = list_games(self.cards, include_finished=True)
         if any(g.phase == "over" for g in games):
             return t("title.all_finished", self.lang)
@@ -379,8 +383,8 @@ class TacticalApp(App):
 
     def clean_games(self) -> None:
         """Remove finished games and the oldest unfinished ones (asks first)."""
-        from .saves import KEEP_GAMES, clean_old_games, list_games, old_games
-        from .menus import ContinueScreen
+        from tactical_tui.table.saves import KEEP_GAMES, clean_old_games, list_games, old_games
+        from tactical_tui.screens.menus import ContinueScreen
         n = len(old_games(list_games(self.cards, include_finished=True)))
         if not n:
             return
@@ -400,7 +404,7 @@ class TacticalApp(App):
         """The app's language; the title, setup and lobby screens are made anew in it
         (the title and setup screens on the row their cursor was on)."""
         self.lang = lang
-        from .commands import localize_palette_key
+        from tactical_tui.commands import localize_palette_key
         localize_palette_key(self)
         if isinstance(self.screen, SetupScreen):
             old = self.screen
@@ -414,7 +418,7 @@ class TacticalApp(App):
             new.start_row = _row_id(self.screen, "#menu")
             self.switch_screen(new)
         elif self.session is not None:           # `tactical join`: the lobby, anew
-            from .lobby import LobbyScreen
+            from tactical_tui.screens.lobby import LobbyScreen
             if isinstance(self.screen, LobbyScreen):
                 self.switch_screen(localized(LobbyScreen, lang)())
 
@@ -428,10 +432,10 @@ class TacticalApp(App):
         elif choice == "rules":
             self.action_help()
         elif choice == "howto":
-            from .howto import show_howto
+            from tactical_tui.screens.howto import show_howto
             show_howto(self)
         elif choice == "lang":
-            from .commands import remember
+            from tactical_tui.commands import remember
             self.set_lang("en" if self.lang == "ja" else "ja")
             remember(self, lang=self.lang)
         elif choice == "quit":           # asks first, as Ctrl+C does (issue 32)
@@ -448,11 +452,11 @@ class TacticalApp(App):
                    seed: Optional[int], delay: float) -> None:
         from rules import Config
         from rules.cards import CardDataError
-        from .table import GameTable, SeatSetup
+        from tactical_tui.table.live import GameTable, SeatSetup
         seed = seed if seed is not None else new_seed()
         setups = tuple(SeatSetup(human=(s == "human"), level=("normal" if s == "human" else s))
                        for s in seats)
-        from .saves import GameLock, new_game_path
+        from tactical_tui.table.saves import GameLock, new_game_path
         path = lock = None
         if self.autosave:               # a file of its own: no unfinished game is replaced
             path = new_game_path()
@@ -466,7 +470,7 @@ class TacticalApp(App):
         except CardDataError as exc:           # card data too small for this game (R31)
             if lock is not None:
                 lock.release()
-            from .text import card_error_text
+            from tactical_tui.text.catalog import card_error_text
             self.notify(card_error_text(exc, self.lang), severity="error", timeout=15)
             return
         self.ai_delay = delay
@@ -484,7 +488,7 @@ class TacticalApp(App):
     def _begin(self, game: GameTable) -> None:
         """Seat a view on every human seat of `game` (seat 0 if there is none: a game of
         AI seats is watched from it) and let the table play."""
-        from .table import LiveTable
+        from tactical_tui.table.live import LiveTable
         if self.live is not None and self.live.game is not game:
             self.live.close()
         live = LiveTable(game, self.ai_delay, on_error=self._ai_failed)
@@ -494,13 +498,13 @@ class TacticalApp(App):
         """The table source seam: a view on each of `seats` of `live` — a LiveTable in
         this process, or a table on a server (net.remote.RemoteTable: one seat, or None
         for a spectator) — subscribed to its updates; the first seat is on screen."""
-        from .views import SeatFeed
+        from tactical_tui.table.views import SeatFeed
         if self.live is not None and self.live is not live:
             self.live.close()
         self.live = live
         self.viewer = seats[0]
         self.feeds = {}
-        self._phase = None
+        self.shown_phase = None
         self._prompted = None
         self._first_handover = len(seats) > 1   # hotseat: the first seat is handed over too
         for seat in seats:
@@ -509,31 +513,31 @@ class TacticalApp(App):
             if seat is not None and hasattr(live, "unseen"):   # a continued game: the recap
                 self.feeds[seat].since = live.unseen(seat)      # tells what came before
         live.start()
-        self._sync()
+        self.follow_table()
 
     def action_new_game(self) -> None:
-        self._phase = None
+        self.shown_phase = None
         self.leave_game()
         if self.session is not None:     # `tactical join`: back to the server's lobby
-            from .lobby import back_to_lobby
+            from tactical_tui.screens.lobby import back_to_lobby
             back_to_lobby(self)
             return
-        self._reset_to(localized(SetupScreen, self.lang)())
+        self.reset_to(localized(SetupScreen, self.lang)())
 
     def action_back_to_title(self) -> None:
-        self._phase = None
+        self.shown_phase = None
         self.leave_game()
         if self.session is not None:
-            from .lobby import back_to_lobby
+            from tactical_tui.screens.lobby import back_to_lobby
             back_to_lobby(self)
             return
         title = localized(TitleScreen, self.lang)()
-        from .menus import ContinueScreen
+        from tactical_tui.screens.menus import ContinueScreen
         if isinstance(self.screen, (SetupScreen, ContinueScreen)):   # back on the row that opened it
             title.start_row = "new" if isinstance(self.screen, SetupScreen) else "continue"
-        self._reset_to(title)
+        self.reset_to(title)
 
-    def _reset_to(self, screen) -> None:
+    def reset_to(self, screen) -> None:
         while len(self.screen_stack) > 2:
             self.pop_screen()
         if len(self.screen_stack) > 1:
@@ -542,14 +546,14 @@ class TacticalApp(App):
             self.push_screen(screen)
 
     # ------------------------------------------------------------------ the views
-    def _phase_screen(self):
+    def phase_screen(self):
         scr = self.screen
-        from .screens import GameScreen
+        from tactical_tui.screens.game import GameScreen
         return scr if isinstance(scr, GameScreen) else None
 
-    def _viewer_screen(self):
+    def viewer_screen(self):
         """The phase screen of the viewer's seat in the stack (beneath any dialog)."""
-        from .screens import GameScreen
+        from tactical_tui.screens.game import GameScreen
         for scr in reversed(self.screen_stack):
             if isinstance(scr, GameScreen):
                 return scr if scr.seat == self.viewer and scr.seat in self.feeds else None
@@ -579,7 +583,7 @@ class TacticalApp(App):
         if not self._sync_queued:
             self._sync_queued = True
             try:
-                self.call_later(self._sync)
+                self.call_later(self.follow_table)
             except RuntimeError:             # the app is gone
                 self._sync_queued = False
 
@@ -609,7 +613,7 @@ class TacticalApp(App):
         humans = self.live.game.humans if self.live.game is not None else self.live.has_humans
         self.feeds[seat].collect(update, result_events(), bool(humans))
 
-    def _sync(self) -> None:
+    def follow_table(self) -> None:
         """Show what the table is at: the reveal walk-through when one is collected, the
         hand-over when another human seat must decide, the viewer's phase screen
         refreshed from its latest update, a dialog for a decision asked as one, the
@@ -629,7 +633,7 @@ class TacticalApp(App):
             # closed), the one that ended the reveal is the battle's (the build screen
             # stayed a moment under a battle top bar once the reveal check was closed)
             if feed.latest is not None:
-                self._show(feed.latest)
+                self.show_update(feed.latest)
             self.show_results(feed.results.pop(0))
             return
         update = self.feeds[self.viewer].latest
@@ -641,7 +645,7 @@ class TacticalApp(App):
             self._first_handover = False     # (a new or continued game: whoever is at the
             self._hand_over(asked[0])        # keyboard may not be the first seat)
             return
-        self._show(update)
+        self.show_update(update)
         if update.over:
             return
         self._prompt(update)
@@ -653,7 +657,7 @@ class TacticalApp(App):
         """A dialog is up (a reveal, card details, a choice): the board beneath it still
         follows the table — redrawn in the same phase, else its top bar says where the
         table is; screens change once the dialog is closed."""
-        scr = self._viewer_screen()
+        scr = self.viewer_screen()
         update = self.feeds[scr.seat].latest if scr is not None else None
         if update is None:
             return
@@ -662,20 +666,20 @@ class TacticalApp(App):
         else:                                # another phase: its top bar follows
             scr.follow_turn(update)
 
-    def _show(self, update, fresh: bool = False) -> None:
+    def show_update(self, update, fresh: bool = False) -> None:
         """The viewer's phase screen, refreshed with `update` (a new screen when the
         phase or the seat changed)."""
         phase = "over" if update.over else update.observation.phase   # or ended by agreement
-        scr = self._phase_screen()
+        scr = self.phase_screen()
         if not fresh and scr is not None and scr.seat == self.viewer and scr.phase == phase:
             scr.show(update)
             return
-        if phase == "over" and self._phase != "over":
+        if phase == "over" and self.shown_phase != "over":
             self.clear_notifications()   # (a recap or a hint of the last turn: not over
                                          # the final standings, issue 32)
-        self._phase = phase
+        self.shown_phase = phase
         if self.session is not None:     # a seat (or a spectator) of a server's table
-            from .lobby import remote_screen
+            from tactical_tui.screens.lobby import remote_screen
             kind = remote_screen(phase, self.viewer)
         else:
             kind = phase_screens()[phase]
@@ -684,7 +688,7 @@ class TacticalApp(App):
         if scr is not None:
             self.switch_screen(screen)
         else:
-            self._reset_to(screen)
+            self.reset_to(screen)
 
     def _hand_over(self, seat: int) -> None:
         """Hotseat: the next seat's view, behind a hand-over screen. Nothing of the seat
@@ -692,9 +696,9 @@ class TacticalApp(App):
         log, highlighted card, details) replaced by a new one for the next seat."""
         self.viewer = seat
         self.clear_notifications()
-        self._show(self.feeds[seat].latest, fresh=True)
+        self.show_update(self.feeds[seat].latest, fresh=True)
         msg = t("handover", self.lang, seat=t("seat", self.lang, n=seat + 1))
-        self.push_screen(localized(HandOverScreen, self.lang)(msg), lambda _: self._sync())
+        self.push_screen(localized(HandOverScreen, self.lang)(msg), lambda _: self.follow_table())
 
     def _prompt(self, update) -> None:
         """Decisions shown as a dialog rather than on the phase screen (once per
@@ -723,7 +727,7 @@ class TacticalApp(App):
         def chosen(i):
             if i is not None:
                 self.submit(legal[i])
-            self.call_later(self._sync)
+            self.call_later(self.follow_table)
         from rules.actions import Decline            # declining: listed last, never pre-selected
         self.push_screen(localized(DecisionScreen, self.lang)(
             t("choice." + kind, self.lang), labels, legal, self._prompted, cancel=False,
@@ -734,22 +738,22 @@ class TacticalApp(App):
         language. True when the table applied it."""
         if self.live is None:
             return False
-        from .table import TABLE_REFUSALS
-        from .widgets import key_gate
+        from tactical_tui.table.live import TABLE_REFUSALS
+        from tactical_tui.widgets.base import key_gate
         key_gate(self).sent = True           # the answer reaches the table (KeyGate.drawn)
         result = self.live.submit(self.viewer, action)
         self.drop_hint(unless_same=True)     # (a refused answer: the question stands)
 
         def refused(result) -> None:
             if self.session is not None and net_refusal(result.code):   # a server's own
-                from .lobby import words
+                from tactical_tui.screens.lobby import words
                 reason = words(result.code, result.params, self.lang)
             elif result.code in TABLE_REFUSALS:
                 seat = result.params.get("seat")
                 reason = t("refused." + result.code, self.lang,
                            seat=t("seat", self.lang, n=seat + 1) if isinstance(seat, int) else "?")
             else:
-                from .text import refusal_text
+                from tactical_tui.text.catalog import refusal_text
                 reason = refusal_text(self.cards, result.code, result.params, self.lang)
             self.notify(t("illegal", self.lang, reason=reason), severity="error")
         return self._answered(result, refused)
@@ -760,12 +764,12 @@ class TacticalApp(App):
         a refusal is said then, and the keys held for the next question are dropped
         (what the screen does at once for a refusal of a table in this process)."""
         import asyncio
-        from .table import Refused
+        from tactical_tui.table.live import Refused
         if isinstance(result, asyncio.Future):
             def done(fut) -> None:
                 answer = fut.result()
                 if isinstance(answer, Refused):
-                    from .widgets import key_gate
+                    from tactical_tui.widgets.base import key_gate
                     key_gate(self).reset()
                     refused(answer)
                 elif applied is not None:
@@ -787,7 +791,7 @@ class TacticalApp(App):
         warned = getattr(self, "_warned", None)          # (table, problem) last said
         if problem and (self.table, problem) != warned:
             self._warned = (self.table, problem)
-            from .text import os_error_text
+            from tactical_tui.text.catalog import os_error_text
             where = f"{self.table.save_path}: {os_error_text(self.table.save_error, self.lang)}"
             self.notify(t("save.warn", self.lang, problem=where), severity="warning", timeout=10)
         elif not problem and warned is not None and warned[0] is self.table:
@@ -809,13 +813,13 @@ class TacticalApp(App):
             if key in TUI:
                 self.notify(t(key, self.lang, **params))
             else:                                     # a server's own refusal
-                from .lobby import words
+                from tactical_tui.screens.lobby import words
                 self.notify(words(result.code, result.params, self.lang))
 
         def applied() -> None:
             self._prompted = None
             self.notify(t("undo.done", self.lang))
-            self.call_later(self._sync)
+            self.call_later(self.follow_table)
         return self._answered(result, refused, applied)
 
     def action_end_by_agreement(self) -> None:
@@ -845,7 +849,7 @@ class TacticalApp(App):
         def applied() -> None:
             if others and not getattr(self.feeds[self.viewer].latest, "over", False):
                 self.notify(t("end.proposed", self.lang))
-            self.call_later(self._sync)
+            self.call_later(self.follow_table)
 
         def done(yes) -> None:
             if yes:
@@ -873,12 +877,12 @@ class TacticalApp(App):
         if self.table is None:
             return
         import time as _time
-        from .saves import save_dir, to_json, write_atomic
+        from tactical_tui.table.saves import save_dir, to_json, write_atomic
         path = save_dir() / "replays" / f"{_time.strftime('%Y%m%d-%H%M%S')}-seed{self.table.seed}.json"
         try:
             write_atomic(path, to_json(self.table.save_data()))
         except OSError as exc:
-            from .text import os_error_text
+            from tactical_tui.text.catalog import os_error_text
             self.notify(t("save.warn", self.lang, problem=f"{path}: {os_error_text(exc, self.lang)}"),
                         severity="warning")
             return
@@ -888,13 +892,13 @@ class TacticalApp(App):
     def seat_names(self) -> dict[int, str]:
         """seat -> its player's name, as the screens and the log show it: the names the
         table shares with every seat (views.shared_names; none in a local game)."""
-        from .views import shared_names
+        from tactical_tui.table.views import shared_names
         return shared_names(self.live)
 
     def describer(self) -> "Describer":
         """A new text.Describer in the app's language whose seats carry the players'
         names (`seat_names`), as the phase screens name them."""
-        from .text import Describer
+        from tactical_tui.text.catalog import Describer
         return Describer(self.cards, self.lang, names=self.seat_names)
 
     def log_line(self, entry: LogEntry, d: Optional[Describer] = None,
@@ -935,14 +939,14 @@ class TacticalApp(App):
         title = t("reveal.title" if any(isinstance(e.event, E.BidsRevealed) for e in entries)
                   else "reveal.builds", self.lang)
         self.push_screen(localized(TextScreen, self.lang)(title, lines_text(lines)),
-                         lambda _: self.call_later(self._sync))
+                         lambda _: self.call_later(self.follow_table))
 
     def log_book(self, seat: int):
         """The whole log of `seat`'s view as lines (logview.LogBook), brought up to date:
         only the entries received since the last call are described."""
         feed = self.feeds[seat]
         if feed.book is None:
-            from .logview import LogBook
+            from tactical_tui.widgets.logview import LogBook
             feed.book = LogBook()
         return feed.book.catch_up(feed, self, seat)
 
@@ -951,24 +955,24 @@ class TacticalApp(App):
             return
         book = self.log_book(self.viewer)
         self.push_screen(localized(LogScreen, self.lang)(t("log.title", self.lang), book),
-                         lambda _: self.call_later(self._sync))
+                         lambda _: self.call_later(self.follow_table))
 
     def action_help(self) -> None:
-        scr = self._phase_screen()
-        where = self._phase if scr is not None else "title"
-        from .howto import HelpScreen            # the help, with `p` to How to play
+        scr = self.phase_screen()
+        where = self.shown_phase if scr is not None else "title"
+        from tactical_tui.screens.howto import HelpScreen            # the help, with `p` to How to play
         self.push_screen(localized(HelpScreen, self.lang)(t("help.title", self.lang),
                                                           help_text(self.lang, where)),
-                         lambda _: self.call_later(self._sync))
+                         lambda _: self.call_later(self.follow_table))
 
     def show_text(self, title: str, body: str) -> None:
         self.push_screen(localized(TextScreen, self.lang)(title, as_text(body, lines=True)),
-                         lambda _: self.call_later(self._sync))
+                         lambda _: self.call_later(self.follow_table))
 
     def show_card(self, cid: str) -> None:
         title, body = card_details(self.cards, cid, self.lang)
         self.push_screen(localized(TextScreen, self.lang)(title, body),
-                         lambda _: self.call_later(self._sync))
+                         lambda _: self.call_later(self.follow_table))
 
     def _viewer_asked(self) -> bool:
         feed = self.feeds.get(self.viewer) if self.live is not None else None
@@ -1029,13 +1033,16 @@ class TacticalApp(App):
         if isinstance(self.screen, ConfirmScreen):
             self.exit()
             return
-        from .exitline import quit_question
+        if self.session is not None:     # `tactical join`: a server's table
+            from tactical_tui.screens.lobby import quit_question
+        else:
+            from tactical_tui.exitline import quit_question
 
         def answered(yes) -> None:
             if yes:
                 self.exit()
             else:
-                self.call_later(self._sync)
+                self.call_later(self.follow_table)
         self.ask_holding(quit_question(self), answered)
 
     def action_skip_ai(self) -> None:
@@ -1079,5 +1086,5 @@ class TacticalApp(App):
             await super().on_event(key)
 
     def action_command_palette(self) -> None:
-        from .commands import open_palette
+        from tactical_tui.commands import open_palette
         open_palette(self)

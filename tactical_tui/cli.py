@@ -5,22 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cards_cmd import TYPES
-from .langs import LANGS, default_lang
-from .safe import plain
-from .seeds import SEED_LIMIT, new_seed, valid_seed
+from tactical_tui.tools.cards_cmd import TYPES
+from tactical_tui.text.langs import LANGS, default_lang
+from tactical_tui.text.safe import plain
+from tactical_tui.table.seeds import SEED_LIMIT, new_seed, valid_seed
 
 # The rules, the card data and text.py (the event log's catalogue, which imports the rules)
 # are imported where they are used: `tactical --help` and the title screen need none.
 
 
 def ui(key: str, lang: str, **kw: object) -> str:
-    from .text import ui as text_ui
+    from tactical_tui.text.catalog import ui as text_ui
     return text_ui(key, lang, **kw)
 
 
 def load_cards(path, for_game: bool = True):
-    from .cardcache import load_cards as load      # rules.cards.load_cards + the user cache
+    from tactical_tui.table.cardcache import load_cards as load      # rules.cards.load_cards + the user cache
     return load(path, for_game=for_game)
 
 
@@ -253,14 +253,14 @@ def join_args(args, lang: str):
     address unreadable, the name not 1–24 printable characters, nothing listening)."""
     import os
     import socket
-    from .i18n import t
-    from .net.client import parse_address
+    from tactical_tui.text.i18n import t
+    from tactical_tui.net.client import parse_address
     try:
         host, port = parse_address(args.address)
     except ValueError:
         return None, t("join.bad_address", lang, address=plain(args.address))
     name = args.name if args.name is not None else (os.environ.get("USER") or "guest")
-    from .net.protocol import name_ok
+    from tactical_tui.net.protocol import name_ok
     if not name_ok(name):
         if args.name is not None:
             return None, t("join.bad_name", lang, name=plain(name))
@@ -274,11 +274,11 @@ def join_args(args, lang: str):
         else:
             socket.create_connection((host, port), timeout=5).close()
     except OSError as exc:
-        from .text import os_error_text
+        from tactical_tui.text.catalog import os_error_text
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         if unix_path:
             address = f"{address} ({unix_path})"
-        from .exitline import launcher
+        from tactical_tui.exitline import launcher
         return None, t("join.no_server", lang, address=plain(address), why=os_error_text(exc, lang),
                        launcher=plain(launcher()))
     return (host, port, name, unix_path), None
@@ -292,7 +292,7 @@ def headless_game(players: int, seed: int, lang: str, first_game: bool, cards_pa
     from ai.selfplay import ROUND_CAP, unfinished
     from rules import Config, apply, legal_actions, new_game, observe
 
-    from .text import Describer
+    from tactical_tui.text.catalog import Describer
     out = out if out is not None else sys.stdout
 
     cards = load_cards(cards_path)
@@ -343,7 +343,7 @@ class _Hangup:
 def _print_exit_line(app) -> None:
     """After the app has exited: one line saying the game is saved and how to go on (for
     `tactical join`: that the seat is kept, and the command that goes back to it)."""
-    from .exitline import exit_line
+    from tactical_tui.exitline import exit_line
     line = exit_line(app)
     command = None
     table, seat = getattr(app, "exit_seat", (None, None))
@@ -351,13 +351,13 @@ def _print_exit_line(app) -> None:
     if session is not None and isinstance(seat, int) and table in session.saved_seats():
         import os
         import shlex
-        from .i18n import t
+        from tactical_tui.text.i18n import t
         if os.environ.get("TACTICAL_SSH_BACK"):      # through the SSH front door: ssh again
             line = t("join.exit_line_ssh", app.lang, table=table)
             command = os.environ["TACTICAL_SSH_BACK"]
         else:
             line = t("join.exit_line", app.lang, table=table)
-            from .lobby import join_command
+            from tactical_tui.screens.lobby import join_command
             command = join_command(session)
     if line:
         try:
@@ -380,13 +380,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command == "check":
-            from .scenario import check
+            from tactical_tui.tools.scenario import check
             return check(args.paths, explain=args.explain, lang=args.sub_lang or lang)
         if args.command == "cards":
-            from .cards_cmd import print_cards
+            from tactical_tui.tools.cards_cmd import print_cards
             lang = args.sub_lang or lang
             if args.summary or args.write or args.check:
-                from .cards_summary import summary_cli
+                from tactical_tui.tools.cards_summary import summary_cli
                 return summary_cli(load_cards(args.sub_cards or args.cards, for_game=False), lang,
                                    write=args.write, check=args.check)
             print_cards(load_cards(args.sub_cards or args.cards, for_game=False), lang,
@@ -398,23 +398,23 @@ def main(argv: list[str] | None = None) -> int:
             print(ui("err.sim_cards", lang, command=args.command), file=sys.stderr)
             return 2
         if args.command == "balance":
-            from .simulate import run_balance_cli
+            from tactical_tui.tools.simulate import run_balance_cli
             return run_balance_cli(args.games, args.bal_players, args.bal_seed, args.jobs,
                                    args.csv, args.min_plays, lang)
         if args.command == "simulate":
-            from .simulate import run_cli
+            from tactical_tui.tools.simulate import run_cli
             return run_cli(args.games, args.sim_players, args.seats, args.sim_seed, args.jobs)
         if args.command == "ladder":
-            from .ladder import run_cli as ladder_cli
+            from tactical_tui.tools.ladder import run_cli as ladder_cli
             return ladder_cli(args.games, args.ladder_seed, args.levels, args.ladder_players,
                               args.jobs, args.sims, args.log)
         if args.command == "host":
-            from .net.server import host_cli
+            from tactical_tui.net.server import host_cli
             return host_cli(args, args.sub_lang or lang)
         if args.command == "replay":
             lang = args.sub_lang or lang
         if args.command == "replay" and args.export is not None:
-            from .replay import export_replay
+            from tactical_tui.screens.replay import export_replay
             return export_replay(args.file, args.step, args.export, lang, load_cards(args.cards),
                                  force=args.force)
         if args.headless:
@@ -424,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
             print(ui("err.no_tty", lang), file=sys.stderr)
             return 2
         if args.command == "replay":
-            from .replay import run_replay
+            from tactical_tui.screens.replay import run_replay
             return run_replay(args.file, lang, load_cards(args.cards), args.step)
         join = None
         if args.command == "join":
@@ -433,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             if problem:
                 print(plain(problem), file=sys.stderr)
                 return 2
-            from . import lobby
+            from tactical_tui.screens import lobby
             # the way back to a seat keeps the options the player connected with
             lobby.JOIN_OPTIONS[:] = ["--lang", args.sub_lang or args.lang] \
                 if (args.sub_lang or args.lang) else []
@@ -445,10 +445,10 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
         hangup = _Hangup()
         hangup.install()
-        from .app import TacticalApp
+        from tactical_tui.app import TacticalApp
         # the shipped card data is loaded when a game needs it (from the cache); a file
         # named with --cards is read now, so that a problem with it is said before the app
-        from .settings import Store
+        from tactical_tui.settings import Store
         store = Store.from_file()            # the remembered settings; options override them
         app = TacticalApp(lang=(getattr(args, "sub_lang", None) if join else None) or args.lang
                           or store.settings.lang or lang, cards=load_cards(args.cards) if args.cards else None,
@@ -461,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         _print_exit_line(app)
         return 0
     except _card_data_error() as exc:
-        from .text import card_error_text
+        from tactical_tui.text.catalog import card_error_text
         print(plain(f"{ui('err.cards', lang)}: {card_error_text(exc, lang)}", lines=True),
               file=sys.stderr)
         return 2

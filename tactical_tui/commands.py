@@ -6,7 +6,7 @@ A command that makes no sense at the moment is absent (continue during a game), 
 listed with the reason it cannot run now (save replay before the game is over); running
 it says that reason. The palette is not opened while the "please enlarge" overlay is up
 (game keys do nothing there), Ctrl+C in it asks before quitting as everywhere else, and
-when it closes the view follows the table again (`app._sync`).
+when it closes the view follows the table again (`app.follow_table`).
 
 Everything shown is plain text: the prompts are `rich.text.Text` (never parsed as
 markup) and the help lines are escaped.
@@ -25,8 +25,8 @@ from textual.binding import Binding
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from .safe import plain
-from .settings import TEXTUAL_THEME
+from tactical_tui.text.safe import plain
+from tactical_tui.settings import TEXTUAL_THEME
 
 DELAYS = (0.0, 0.3, 0.4, 0.6, 1.0, 2.0)
 
@@ -87,12 +87,12 @@ def remember(app, **changes) -> None:
     if "lang" in changes:
         # the locale's own language is kept as "none chosen": switching there and back
         # left `lang = "en"` in the file, and LANG no longer decided (issue 32)
-        from .langs import default_lang
+        from tactical_tui.text.langs import default_lang
         if changes["lang"] == default_lang():
             changes["lang"] = None
     problem = store.update(**changes)
-    if problem is not None and getattr(app, "_settings_warned", None) != problem.code:
-        app._settings_warned = problem.code
+    if problem is not None and getattr(app, "settings_warned", None) != problem.code:
+        app.settings_warned = problem.code
         app.notify(problem.text(app.lang), severity="warning", timeout=10)
 
 
@@ -117,14 +117,14 @@ def switch_language(app) -> None:
     new = "en" if app.lang == "ja" else "ja"
     app.set_lang(new)
     remember(app, lang=new)
-    if app._phase_screen() is not None and app.viewer in app.feeds:
-        app._show(app.feeds[app.viewer].latest, fresh=True)   # the viewer's seat, anew
+    if app.phase_screen() is not None and app.viewer in app.feeds:
+        app.show_update(app.feeds[app.viewer].latest, fresh=True)   # the viewer's seat, anew
     app.notify(ct("lang.done", new))
 
 
 def resume_hook(app) -> Optional[Callable[[], None]]:
     """What the app runs when a dialog closes: the viewer's screen follows the table."""
-    return app._sync
+    return app.follow_table
 
 
 def set_delay(app, seconds: float) -> None:
@@ -190,7 +190,7 @@ def commands(app) -> Iterator[tuple[str, str, Callable[[], None], str]]:
 
 
 def _howto(app) -> None:
-    from .howto import show_howto
+    from tactical_tui.screens.howto import show_howto
     show_howto(app)
 
 
@@ -259,7 +259,7 @@ class GamePalette(CommandPalette):
                 box.focus()
         if small:
             from textual.widgets import Static
-            from .i18n import t
+            from tactical_tui.text.i18n import t
             w, h = self.app.size
             self.query_one("#too-small", Static).update(
                 Text(plain(t("too_small", self.app.lang, w=w, h=h))))
@@ -270,7 +270,7 @@ def localize_palette_key(app) -> None:
     """The Footer shows the palette key (Ctrl+P) on every screen, with the description
     of the app's binding: in the player's language (Textual's own is "palette")."""
     import dataclasses
-    from .i18n import t
+    from tactical_tui.text.i18n import t
     try:
         table = app._bindings.key_to_bindings
         key = app.COMMAND_PALETTE_BINDING
@@ -282,7 +282,7 @@ def localize_palette_key(app) -> None:
 
 
 def too_small(app) -> bool:
-    from .widgets import MIN_H, MIN_W
+    from tactical_tui.widgets.base import MIN_H, MIN_W
     w, h = app.size
     return w < MIN_W or h < MIN_H
 

@@ -33,7 +33,7 @@ def resume_command(app=None) -> str:
     in English."""
     command = f"{launcher()} --resume"
     if app is not None:
-        from .langs import LANGS, default_lang
+        from tactical_tui.text.langs import LANGS, default_lang
         store = getattr(app, "store", None)
         chosen = getattr(getattr(store, "settings", None), "lang", None) or default_lang()
         if app.lang in LANGS and app.lang != chosen:
@@ -72,9 +72,8 @@ def _saved(table) -> bool:
 
 
 def quit_question(app) -> str:
-    if getattr(app, "session", None) is not None:     # `tactical join`: a server's table
-        from .lobby import quit_question as remote_question
-        return remote_question(app)
+    """The quit dialog's question at a game of one's own (a server's table has its own:
+    screens.lobby.quit_question)."""
     table = getattr(app, "table", None)
     lang = app.lang
     if table is None:
@@ -84,7 +83,7 @@ def quit_question(app) -> str:
     if _saved(table):
         return tx("ask.saved", lang, cmd=resume_command(app))
     why = getattr(table, "save_problem", None) or tx("no_autosave", lang)
-    from .safe import plain
+    from tactical_tui.text.safe import plain
     return tx("ask.unsaved", lang, why=plain(why))
 
 

@@ -94,7 +94,7 @@ class SettingsProblem(Exception):
 
 
 def _os_text(exc: BaseException, lang: str) -> str:
-    from .text import os_error_text          # (text.py needs the rules: only on a problem)
+    from tactical_tui.text.catalog import os_error_text          # (text.py needs the rules: only on a problem)
     return os_error_text(exc, lang)
 
 
@@ -191,7 +191,7 @@ def load(path: Optional[Path] = None) -> tuple[Settings, Optional[SettingsProble
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
-        from .safe import plain
+        from tactical_tui.text.safe import plain
         detail = plain(str(exc))[:120]
         return Settings(), SettingsProblem(path, "not_toml", detail=detail)
     settings = Settings()
@@ -199,7 +199,7 @@ def load(path: Optional[Path] = None) -> tuple[Settings, Optional[SettingsProble
     for key, value in doc.items():
         check = _CHECKS.get(key)
         if check is None or not check(value):
-            from .safe import plain
+            from tactical_tui.text.safe import plain
             bad.append(plain(key)[:40])
             continue
         if key == "ai_delay":
@@ -246,7 +246,7 @@ def save(settings: Settings, path: Optional[Path] = None) -> Optional[SettingsPr
     """Write the settings (atomically); the problem if it could not be written."""
     path = settings_path() if path is None else path
     text = to_toml(settings.to_dict())
-    from .savefiles import write_atomic        # (no rules: the title screen starts fast)
+    from tactical_tui.table.savefiles import write_atomic        # (no rules: the title screen starts fast)
     try:
         write_atomic(path, text, suffix=".toml")
     except OSError as exc:

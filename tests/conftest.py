@@ -114,7 +114,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session", autouse=True)
 def _card_cache_folder(tmp_path_factory):
-    """The card-data cache of the app (tactical_tui/cardcache.py) in a folder of the test
+    """The card-data cache of the app (tactical_tui/table/cardcache.py) in a folder of the test
     run, not the user's cache folder (subprocesses inherit it)."""
     import os
     old = os.environ.get("TACTICAL_CACHE_DIR")

@@ -16,8 +16,8 @@ import pytest
 from rules import ACTION_TYPES, Config, IllegalAction, apply, legal_actions, new_game, pending
 from rules.actions import FIELD_KINDS, field_refusal
 from rules.state import Phase
-from tactical_tui.saves import action_from_dict, action_to_dict
-from tactical_tui.text import refusal_text
+from tactical_tui.table.saves import action_from_dict, action_to_dict
+from tactical_tui.text.catalog import refusal_text
 
 TOTAL = 200_000             # garbage actions in all
 SAMPLE_TEXTS = 1 / 200      # share of refusals whose ja/en texts are built and checked

@@ -13,7 +13,7 @@ import pytest
 from rules import IllegalAction, apply, legal_actions, pending
 from rules.actions import ChooseTarget, Decline, Declare, Done, StartAttack, StartCounter
 from rules.engine import refusal
-from tactical_tui.text import refusal_text
+from tactical_tui.text.catalog import refusal_text
 
 from test_battle_positions import BC, chips, position, run  # noqa: F401
 

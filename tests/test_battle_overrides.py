@@ -19,7 +19,7 @@ from rules import legal_actions, pending
 from rules.actions import ChooseTarget, Decline, Declare, StartAttack, StartCounter
 from rules.cards import CardDataError, parse_cards
 from rules.engine import refusal
-from tactical_tui.cardtext import card_summary, skill_text
+from tactical_tui.text.cardtext import card_summary, skill_text
 
 from test_battle_positions import (BC, attack, bag_of, bags, chips, damage,  # noqa: F401
                                    finish_draw, position, run)
@@ -96,7 +96,7 @@ def test_6_card_states_its_counter_distances(chips):
 
 
 def test_7_card_text_describes_every_override_field():
-    """tactical_tui/cardtext.py says each new field in Japanese and English."""
+    """tactical_tui/text/cardtext.py says each new field in Japanese and English."""
     aim = BC.skill("twin_aim")
     assert "同系統のスキルと併用可" in skill_text(BC, aim, "ja")
     assert "combines with its family" in skill_text(BC, aim, "en")

@@ -120,9 +120,9 @@ effect = {{ kind = "range", range = "short" }}
 
 
 def test_2_card_text_shows_exactly_the_listed_requirements():
-    """tactical_tui/cardtext.py says what the rules check: a listed agility 0 is shown, an
+    """tactical_tui/text/cardtext.py says what the rules check: a listed agility 0 is shown, an
     unlisted stat never, no list at all is "no requirement"."""
-    from tactical_tui.cardtext import requires_text, skill_text
+    from tactical_tui.text.cardtext import requires_text, skill_text
     step = BC.skill("nimble_step")
     assert requires_text(step.requires, "ja") == "敏捷0"
     assert requires_text(step.requires, "en") == "Ag 0"     # the lists' spelling (issue 32)

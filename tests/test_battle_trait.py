@@ -426,7 +426,7 @@ def test_4_tactical_cards_lists_battle_traits(tmp_path, lang, words):
     from rich.console import Console
 
     from rules.cards import load_cards
-    from tactical_tui.cards_cmd import print_cards
+    from tactical_tui.tools.cards_cmd import print_cards
     path = tmp_path / "custom.toml"
     path.write_text(_shipped_with_traits(), encoding="utf-8")
     buf = io.StringIO()
@@ -455,7 +455,7 @@ def _variant(tmp_path, name, old, new):
 def test_4_scenario_expectation_on_trait_used_can_fail(tmp_path):
     """A scenario states whether the trait has been used (state and observation); made
     wrong, it fails with the difference."""
-    from tactical_tui.scenario import load_scenario, run_scenario
+    from tactical_tui.tools.scenario import load_scenario, run_scenario
     assert run_scenario(load_scenario(V2 / "battle-trait-offered-in-attack.toml")).passed
     path = _variant(tmp_path, "battle-trait-offered-in-attack.toml",
                     '"seats[0].trait_used" = true\n"seats[0].mana" = 2',
@@ -468,7 +468,7 @@ def test_4_scenario_expectation_on_trait_used_can_fail(tmp_path):
 
 def test_4_scenario_seat_starts_with_the_trait_used(tmp_path):
     """`trait_used = true` in a [[seat]]: the trait is not offered from the start."""
-    from tactical_tui.scenario import load_scenario, run_scenario
+    from tactical_tui.tools.scenario import load_scenario, run_scenario
     path = _variant(tmp_path, "battle-trait-offered-in-attack.toml",
                     'guild = "t_war_drum"\n', 'guild = "t_war_drum"\ntrait_used = true\n')
     sc = load_scenario(path)
@@ -479,7 +479,7 @@ def test_4_scenario_seat_starts_with_the_trait_used(tmp_path):
 
 def test_4_scenario_continuous_trait_in_effect(tmp_path):
     """A continuous trait may be given in effect (`active`, card = the seat's guild)."""
-    from tactical_tui.scenario import ScenarioError, load_scenario
+    from tactical_tui.tools.scenario import ScenarioError, load_scenario
     text = (V2 / "battle-trait-offered-in-attack.toml").read_text(encoding="utf-8")
     text = text.replace('mana = 1, timing = "attack", effect = { kind = "add_crit_chips", count = 1 }',
                         'mana = 0, timing = "turn", continuous = "turn_end", effect = { kind = "move_then_attack" }')
@@ -507,7 +507,7 @@ def test_4_scenario_continuous_trait_in_effect(tmp_path):
      ["field trait.skil", "did you mean 'skill'"]),
 ])
 def test_4_malformed_inline_battle_trait(tmp_path, old, new, words):
-    from tactical_tui.scenario import ScenarioError, load_scenario
+    from tactical_tui.tools.scenario import ScenarioError, load_scenario
     path = _variant(tmp_path, "battle-trait-offered-in-attack.toml", old, new)
     with pytest.raises(ScenarioError) as err:
         load_scenario(path)
@@ -522,8 +522,8 @@ def test_4_replay_export_of_trait_positions_round_trips(tmp_path, capsys):
     card data with battle traits: the position before and after a trait's use is written
     with its card data, loads back equal (trait_used as it was) and its checks pass."""
     from tactical_tui.cli import main
-    from tactical_tui.saves import FORMAT, SaveData, SeatEntry, to_json
-    from tactical_tui.scenario import load_scenario, run_scenario
+    from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, to_json
+    from tactical_tui.tools.scenario import load_scenario, run_scenario
     cards_path = tmp_path / "custom.toml"
     cards_path.write_text(_shipped_with_traits(), encoding="utf-8")
     cfg = Config(players=4)
@@ -612,7 +612,7 @@ def test_6_explanations_agree_with_legal_actions_with_battle_traits():
 def test_4_cards_summary_lists_battle_trait_skills():
     """`tactical cards --summary`: a battle trait's skill is in the guild table and in its
     family's row (no card carries it, so the per-card counts leave it out)."""
-    from tactical_tui.cards_summary import block_families, block_guilds
+    from tactical_tui.tools.cards_summary import block_families, block_guilds
     guilds = block_guilds(TC)
     row = next(line for line in guilds.splitlines() if "black_stag" in line)
     assert "鬨の声 Battle Cry: `add_crit_chips` 1 (`attack`" in row and "family `critical`" in row

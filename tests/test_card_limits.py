@@ -22,8 +22,8 @@ import pytest
 from rules import Config, new_game
 from rules.cards import (CardDataError, NotPlayable, check_playable, load_cards, parse_cards,
                          shortages)
-from tactical_tui.simulate import play_one
-from tactical_tui.text import card_error_text
+from tactical_tui.tools.simulate import play_one
+from tactical_tui.text.catalog import card_error_text
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_CARDS = ROOT / "tests" / "data" / "test_cards.toml"

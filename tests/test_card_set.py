@@ -10,7 +10,7 @@ from rules import Config, new_game
 from rules.build import violations
 from rules.cards import EFFECT_KINDS, default_cards
 from rules.engine import copies_of
-from tactical_tui.cardtext import effect_text, skill_text
+from tactical_tui.text.cardtext import effect_text, skill_text
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import attrs
 import pytest
 
 from rules.cards import CardSet, Family, Skill, Stats, Text, default_cards
-from tactical_tui.cards_summary import (BLOCKS, END, START, BlockError, md, parse_blocks,
+from tactical_tui.tools.cards_summary import (BLOCKS, END, START, BlockError, md, parse_blocks,
                                         render_summary, rewrite, stale_blocks, summary_blocks)
 from tactical_tui.cli import main
 
@@ -290,7 +290,7 @@ def test_tactical_cards_fits_80_columns_without_cutting_text(cards, lang):
     from rich.cells import cell_len
     from rich.console import Console
 
-    from tactical_tui.cards_cmd import TYPES, print_cards, h
+    from tactical_tui.tools.cards_cmd import TYPES, print_cards, h
     buf = io.StringIO()
     print_cards(cards, lang, TYPES, False, Console(file=buf, width=80, color_system=None))
     out = buf.getvalue()

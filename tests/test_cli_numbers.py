@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from tactical_tui import simulate as sim
+from tactical_tui.tools import simulate as sim
 from tactical_tui.cli import RANGES, main
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tactical_tui.exitline import exit_line, quit_question
-from tactical_tui.widgets import ConfirmScreen
+from tactical_tui.widgets.base import ConfirmScreen
 from tui_app import human_turn, make_app, screen_text
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,9 +22,9 @@ import pytest
 
 from rules import files as F
 from rules.cards import MAX_CARD_BYTES, CardDataError, load_cards, parse_cards
-from tactical_tui.saves import MAX_BYTES, SaveError, parse, read
-from tactical_tui.scenario import MAX_SCENARIO_BYTES, ScenarioError, load_scenario
-from tactical_tui.text import card_error_text
+from tactical_tui.table.saves import MAX_BYTES, SaveError, parse, read
+from tactical_tui.tools.scenario import MAX_SCENARIO_BYTES, ScenarioError, load_scenario
+from tactical_tui.text.catalog import card_error_text
 
 ROOT = Path(__file__).resolve().parent.parent
 HUGE = "1" * 5000                       # a 5,000-digit number
@@ -49,7 +49,7 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-READ_SAVE = ("import sys; from pathlib import Path; from tactical_tui.saves import read, SaveError\n"
+READ_SAVE = ("import sys; from pathlib import Path; from tactical_tui.table.saves import read, SaveError\n"
              "try:\n    read(Path(sys.argv[1]))\nexcept SaveError as e:\n"
              "    print(e.text('ja')); print(e.text('en')); sys.exit(2)\n")
 
@@ -197,8 +197,8 @@ def test_a_save_and_a_scenario_over_their_caps(tmp_path):
 def test_the_caps_are_in_the_readme():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for line in ("| card data (`rules.cards.MAX_CARD_BYTES`) | 2 MB |",
-                 "| save or replay (`tactical_tui.saves.MAX_BYTES`) | 8 MB |",
-                 "| scenario (`tactical_tui.scenario.MAX_SCENARIO_BYTES`) | 1 MB |"):
+                 "| save or replay (`tactical_tui.table.saves.MAX_BYTES`) | 8 MB |",
+                 "| scenario (`tactical_tui.tools.scenario.MAX_SCENARIO_BYTES`) | 1 MB |"):
         assert line in readme
     assert (MAX_CARD_BYTES, MAX_BYTES, MAX_SCENARIO_BYTES) == (2 << 20, 8 << 20, 1 << 20)
 

@@ -9,8 +9,8 @@ import asyncio
 import pytest
 from rich.cells import cell_len
 
-from tactical_tui import howto
-from tactical_tui.howto import HEIGHT, ORDER, PAGES, WIDTH, HowToScreen, page_text, wrap
+from tactical_tui.screens import howto
+from tactical_tui.screens.howto import HEIGHT, ORDER, PAGES, WIDTH, HowToScreen, page_text, wrap
 from tui_app import dialog_open, human_turn, make_app, screen_text, settle
 
 
@@ -97,7 +97,7 @@ def test_title_screen_modules_do_not_import_the_rules():
                          timeout=60, cwd=root, env={**__import__("os").environ,
                                                     "PYTHONPATH": str(root)})
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
-    tree = ast.parse((root / "tactical_tui" / "howto.py").read_text(encoding="utf-8"))
+    tree = ast.parse((root / "tactical_tui" / "screens" / "howto.py").read_text(encoding="utf-8"))
     for node in tree.body:                     # module level only
         names = []
         if isinstance(node, ast.Import):
@@ -190,7 +190,7 @@ def test_in_a_game_how_to_play_names_your_guild_and_the_game_waits():
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_draft_and_bid_screens_show_your_guild(lang):
-    from tactical_tui.screens import BidScreen, DraftScreen
+    from tactical_tui.screens.game import BidScreen, DraftScreen
 
     async def run():
         app = make_app(lang, seed=11, quick=True)
@@ -218,7 +218,7 @@ def test_draft_and_bid_screens_show_your_guild(lang):
 
 
 def test_guild_line_fits_the_panel(cards):
-    from tactical_tui.howto import guild_line, guild_lines
+    from tactical_tui.screens.howto import guild_line, guild_lines
     for g in cards.guilds:
         for lang in ("ja", "en"):
             assert cell_len(guild_line(cards, g.id, lang, 35)) <= 35

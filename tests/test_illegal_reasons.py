@@ -27,7 +27,7 @@ from rules.actions import (REFUSALS, Activate, Assign, ChooseArea, ChooseTarget,
 from rules.cards import CardSet
 from rules.engine import refusal
 from rules.state import Attack, Phase
-from tactical_tui.text import UI, refusal_params, refusal_text
+from tactical_tui.text.catalog import UI, refusal_params, refusal_text
 
 from test_battle_positions import BC, copy_id, position, run
 

@@ -13,7 +13,7 @@ import json
 import pytest
 from rich.console import Console
 
-from tactical_tui import ladder
+from tactical_tui.tools import ladder
 from tactical_tui.cli import main
 
 

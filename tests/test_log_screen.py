@@ -15,11 +15,11 @@ from rules import Config
 from rules import events as E
 from rules.actions import StartAttack
 from rules.cards import default_cards
-from tactical_tui.i18n import keep_names
-from tactical_tui.logview import FullLog, LogBook, LogView
-from tactical_tui.safe import as_text, plain
-from tactical_tui.table import GameTable, SeatSetup
-from tactical_tui.text import Describer
+from tactical_tui.text.i18n import keep_names
+from tactical_tui.widgets.logview import FullLog, LogBook, LogView
+from tactical_tui.text.safe import as_text, plain
+from tactical_tui.table.live import GameTable, SeatSetup
+from tactical_tui.text.catalog import Describer
 
 CARDS = default_cards()
 
@@ -106,7 +106,7 @@ def test_the_log_screen_draws_the_rows_a_richlog_of_the_lines_drew(lang):
     for i, (a, b) in enumerate(zip(old, new)):
         assert a == b, f"after {keys[:i]}"
     from rich.text import Text
-    from tactical_tui.i18n import Wrapped
+    from tactical_tui.text.i18n import Wrapped
     exact = sum(len(Wrapped(Text(x), keep).lines(new_widget.width_)) for x in shown)
     assert abs(new_widget.virtual_size.height - exact) <= exact * 0.05
     # opened at the end, only the lines in view were broken into rows
@@ -144,8 +144,8 @@ def battle_entries(seed: int) -> list:
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_opening_a_long_log_describes_nothing_and_breaks_only_the_lines_in_view(lang, monkeypatch):
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens import BattleScreen
-    from tactical_tui.widgets import LogScreen
+    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.widgets.base import LogScreen
 
     async def run():
         app = TacticalApp(lang=lang, ai_delay=0.0, autosave=False)

@@ -24,7 +24,7 @@ WAIT = 30.0
 
 def _fingerprint() -> str:
     from rules.cards import fingerprint
-    from tactical_tui.cardcache import default_cards
+    from tactical_tui.table.cardcache import default_cards
     return fingerprint(default_cards())
 
 

@@ -1,5 +1,5 @@
 """Issue 17, `bench/host_load.py`'s path: what the table server does after every action —
-the autosave's text (tactical_tui.saves.SaveText), the updates written to the
+the autosave's text (tactical_tui.table.saves.SaveText), the updates written to the
 connections (tactical_tui/net/server.py: the watchers' one shared frame, a slow reader)
 and the AI pool's workers. No test asserts wall-clock time.
 """
@@ -12,8 +12,8 @@ import random
 import socket
 
 from rules import Config
-from tactical_tui.saves import SaveText, parse, to_json
-from tactical_tui.table import GameTable, SeatSetup
+from tactical_tui.table.saves import SaveText, parse, to_json
+from tactical_tui.table.live import GameTable, SeatSetup
 
 from test_net_server import WAIT, Raw, _states, check_secrets, play, running
 

@@ -18,8 +18,8 @@ from tactical_tui.app import TacticalApp
 from tactical_tui.net import wire
 from tactical_tui.net.protocol import check_server_message
 from tactical_tui.net.remote import Session
-from tactical_tui.screens import GameOverScreen, GameScreen
-from tactical_tui.table import Applied, GameTable, LiveTable, Refused, SeatSetup
+from tactical_tui.screens.game import GameOverScreen, GameScreen
+from tactical_tui.table.live import Applied, GameTable, LiveTable, Refused, SeatSetup
 from tui_app import dialog_open, screen_text
 
 
@@ -148,9 +148,9 @@ def test_a_refusal_from_the_remote_table_is_said_when_it_comes():
             await _wait(pilot, lambda: isinstance(app.screen, GameScreen))
             shown = _said(app)
             # a pick of a card not in the hand: the rules refuse it
-            from tactical_tui.i18n import t
-            from tactical_tui.text import refusal_text
-            from tactical_tui.widgets import key_gate
+            from tactical_tui.text.i18n import t
+            from tactical_tui.text.catalog import refusal_text
+            from tactical_tui.widgets.base import key_gate
             refusal = live.submit(0, A.Pick(0, "no-such-card"))
             expected = t("illegal", "en", reason=refusal_text(app.cards, refusal.code,
                                                              refusal.params, "en"))
@@ -172,7 +172,7 @@ def test_undo_on_a_remote_seat_goes_back_when_the_answer_comes(monkeypatch):
     the rewritten log (a reset update) puts the same question back on screen. (`z` comes
     at once after the waiting view here; a person's comes later than KeyGate.LATE, which
     would otherwise count it as typed ahead for the next question.)"""
-    from tactical_tui.widgets import KeyGate
+    from tactical_tui.widgets.base import KeyGate
     monkeypatch.setattr(KeyGate, "LATE", 0.0)
 
     async def run():
@@ -354,7 +354,7 @@ def test_nothing_listening_is_an_os_error_at_start():
 
 # ------------------------------------------------------------------ with the table server
 
-from tactical_tui.lobby import LobbyScreen, NetBanner, SpectatorScreen
+from tactical_tui.screens.lobby import LobbyScreen, NetBanner, SpectatorScreen
 
 
 class Host:
@@ -418,7 +418,7 @@ async def _create_and_sit(app, pilot, start: bool = True) -> None:
     """c, then Enter on the last row (two open seats, two normal AI seats: the default):
     the table waits for its players (issue 31) — then Enter on its last row, Start (its
     other open seat is played by the takeover AI, and can still be taken)."""
-    from tactical_tui.lobby import WaitingScreen
+    from tactical_tui.screens.lobby import WaitingScreen
     await _until_app(pilot, lambda: _lobby_ready(app))
     await pilot.press("c")
     await _until_app(pilot, lambda: type(app.screen).__name__.startswith("CreateScreen"))
@@ -711,7 +711,7 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
 def test_a_remote_game_over_leads_back_to_the_lobby():
     """At a server's game over: no replay file here (the server keeps the game), no new
     game of this terminal — `t` goes back to the lobby; every phase screen has `/`."""
-    from tactical_tui.lobby import remote_screen
+    from tactical_tui.screens.lobby import remote_screen
     over = remote_screen("over", 0)
     actions = {k[1]: k for k in over.KEYS}
     assert "app.save_replay" not in actions and "app.new_game" not in actions
@@ -853,7 +853,7 @@ def test_the_game_over_standings_show_the_players_names_whole(lang):
     """At a server's table the standings name each seat's player ("Seat 3·AI carolina":
     18 cells); the column widens to hold them (it cut them at 14 cells: "Seat 3·AI
     caro…")."""
-    from tactical_tui.widgets import localized
+    from tactical_tui.widgets.base import localized
 
     async def run():
         live, session, client = _wired(5, seats=("human", "human", "human", "normal"))
@@ -967,7 +967,7 @@ def test_a_recap_names_the_players_as_the_log_does(lang, said):
     """The recap toast of a seat's new decision names the seats as the log and the
     screens do (views.shared_names): Carol's seat by her name, the AI seat by its number."""
     from rules import events as E
-    from tactical_tui.views import recap_text
+    from tactical_tui.table.views import recap_text
     events = [E.DamageDealt(2, 0, 2, 4), E.VictoryPointsGained(1, 0, 1, "low", 3)]
     text = recap_text(events, 0, lang, {2: "carol"})
     assert text is not None and text.endswith(said), text
@@ -979,7 +979,7 @@ def test_a_burst_on_create_makes_one_table_and_sits_once(tmp_path):
     way and are dropped (they were typed for a form that is going away). Before, the
     second Enter made a second table and the player sat at each in turn — the first one
     kept in the lobby with its seat empty."""
-    from tactical_tui.widgets import QuestionList
+    from tactical_tui.widgets.base import QuestionList
 
     async def run():
         async with Host(tmp_path) as host:
@@ -993,7 +993,7 @@ def test_a_burst_on_create_makes_one_table_and_sits_once(tmp_path):
                 for k in ("enter", "enter", "down", "enter"):
                     alice.post_message(events.Key(k, None))
                 # (issue 31: the table waits for its players — the burst does not start it)
-                from tactical_tui.lobby import WaitingScreen
+                from tactical_tui.screens.lobby import WaitingScreen
                 await _until_app(pa, lambda: isinstance(alice.screen, WaitingScreen))
                 for _ in range(30):
                     await pa.pause(0.02)

@@ -21,7 +21,7 @@ import pytest
 from tactical_tui.net import server as S
 from tactical_tui.net.server import Server
 from tactical_tui.net.wire import action_to_wire
-from tactical_tui.saves import read as read_save
+from tactical_tui.table.saves import read as read_save
 
 from test_net_server import WAIT, Raw, pump, running, seated
 
@@ -251,13 +251,13 @@ def test_a_new_table_never_takes_the_id_of_one_skipped(tmp_path, monkeypatch):
 # ------------------------------------------------------------------ a game on this machine
 
 def test_a_solo_game_says_each_failed_autosave_and_when_saving_works_again(tmp_path, monkeypatch):
-    """The solo game's autosave (tactical_tui/table.py GameTable.autosave) failing is said
+    """The solo game's autosave (tactical_tui/table/live.py GameTable.autosave) failing is said
     on the player's screen, not only remembered: at the first failure, again when it
     fails again after a save that worked (before: said once per app, never again for
     the same problem), and that saving works again."""
-    from tactical_tui import saves
+    from tactical_tui.table import saves
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens import DraftScreen
+    from tactical_tui.screens.game import DraftScreen
     from test_tui_input import quiet, until as until_ui
     monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
     full = {"on": False}
@@ -312,7 +312,7 @@ def test_a_player_is_told_on_screen_when_the_table_stops_and_goes_on(tmp_path, m
     says the table is paused (in the player's language, one line clipped by cells), a
     line in the log and a notice say why; an action is refused with the reason; once
     the host saves again, the banner goes and the log says play goes on."""
-    from tactical_tui.lobby import NetBanner
+    from tactical_tui.screens.lobby import NetBanner
     from test_net_join import Host, _client_app, _create_and_sit, _in_game, _said, _until_app
     from tui_app import screen_text
     disk = Disk(monkeypatch)
@@ -426,7 +426,7 @@ def test_another_seats_build_steps_reach_no_one_else(tmp_path):
 
 def test_a_watcher_is_told_on_screen_too(tmp_path, monkeypatch):
     """A spectator of the table (`w` in the lobby) gets the same banner and log lines."""
-    from tactical_tui.lobby import NetBanner
+    from tactical_tui.screens.lobby import NetBanner
     from test_net_join import Host, _client_app, _said, _sit_and_watch, _until_app
     disk = Disk(monkeypatch)
 

@@ -259,7 +259,7 @@ def test_two_humans_two_ai_play_to_the_end_and_see_only_their_own(tmp_path):
             # both humans decided, and the AI seats too
             assert {x.seat for x in table.game.history} == {0, 1, 2, 3}
             # the save on disk is the table's game
-            from tactical_tui.saves import read
+            from tactical_tui.table.saves import read
             await table.saver.saved()
             data = read(tmp_path / f"{tid}.json")
             assert data.finished and list(data.actions) == table.game.history

@@ -20,7 +20,7 @@ import asyncssh
 import pyte
 import pytest
 
-from tactical_tui.howto import ORDER as HOWTO_PAGES
+from tactical_tui.screens.howto import ORDER as HOWTO_PAGES
 from tactical_tui.net import sshdoor
 from tactical_tui.net.sshdoor import DoorError, client_lang, player_name
 
@@ -199,7 +199,7 @@ def test_through_the_door_to_the_lobby_a_seat_and_back_after_the_client_is_kille
     pick is played by a key; a resize reaches the screens; the client killed, the child
     is gone, and the same key logging in again is back at its seat."""
     server_module = pytest.importorskip("tactical_tui.net.server")   # helpers net and join
-    pytest.importorskip("tactical_tui.lobby")
+    pytest.importorskip("tactical_tui.screens.lobby")
     key, keys = client_key
 
     async def main() -> None:
@@ -551,7 +551,7 @@ def test_the_host_says_how_to_come_in_and_the_host_keys_fingerprint(host_dir):
 
 
 def test_the_idle_message_counts_minutes_or_seconds_in_both_languages():
-    from tactical_tui.i18n import t
+    from tactical_tui.text.i18n import t
     cases = {30 * 60: ("No key for 30 minutes", "30分間キー入力がなかった"),
              60: ("No key for a minute", "1分間キー入力がなかった"),
              1: ("No key for a second", "1秒間キー入力がなかった"),

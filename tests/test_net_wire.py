@@ -20,7 +20,7 @@ from rules import Config
 from rules.actions import Pass, Pick
 from tactical_tui.net.wire import (EVENT_TYPES, WireError, action_from_wire, action_to_wire,
                                    update_from_wire, update_to_wire)
-from tactical_tui.table import GameTable, LiveTable, SeatSetup
+from tactical_tui.table.live import GameTable, LiveTable, SeatSetup
 
 
 def _json(obj) -> object:

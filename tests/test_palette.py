@@ -10,8 +10,8 @@ import pytest
 from textual.command import CommandPalette
 
 from tactical_tui.commands import GamePalette
-from tactical_tui.menus import TitleScreen
-from tactical_tui.widgets import ConfirmScreen
+from tactical_tui.screens.menus import TitleScreen
+from tactical_tui.widgets.base import ConfirmScreen
 from tui_app import human_turn, make_app, screen_text
 
 NAMES = {
@@ -175,7 +175,7 @@ def test_japanese_palette_finds_commands_by_their_english_name():
 
 
 def test_language_switch_in_a_game_redraws_the_phase_screen_and_play_goes_on():
-    from tactical_tui.screens import DraftScreen
+    from tactical_tui.screens.game import DraftScreen
 
     async def run():
         app = make_app("en", quick=True)

@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.text import Text
 
 from rules.cards import CardSet, parse_cards
-from tactical_tui.safe import SafeStream, _UNSAFE, as_text, lines_text, plain
+from tactical_tui.text.safe import SafeStream, _UNSAFE, as_text, lines_text, plain
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,7 +136,7 @@ def drawn(app) -> str:
     """Everything the app would draw now: the screen's cells, every Static, every option,
     every log line and border title of the current screen, and the notifications."""
     from textual.widgets import OptionList, RichLog, Static
-    from tactical_tui.logview import FullLog
+    from tactical_tui.widgets.logview import FullLog
     from tui_app import screen_text
     parts = [screen_text(app)]
     for w in app.screen.query("*"):
@@ -182,7 +182,7 @@ async def _visit(app, pilot, seen: dict) -> None:
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_app_shows_hostile_card_names_on_every_screen(evil, lang):
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens import GameOverScreen
+    from tactical_tui.screens.game import GameOverScreen
     from tui_app import dialog_open, human_turn, settle
 
     async def run():
@@ -258,8 +258,8 @@ def test_notifications_name_a_hostile_path(tmp_path, lang):
 def test_replay_viewer_shows_hostile_names(evil):
     from ai import RandomPlayer
     from rules import Config, apply, legal_actions, new_game, observe
-    from tactical_tui.replay import ReplayApp, ReplayScreen
-    from tactical_tui.widgets import localized
+    from tactical_tui.screens.replay import ReplayApp, ReplayScreen
+    from tactical_tui.widgets.base import localized
 
     state, events0 = new_game(Config(players=3), evil, 4)
     steps = []
@@ -308,7 +308,7 @@ def test_cards_command_prints_hostile_names(evil_file, lang):
 
 
 def test_cards_command_in_process_bold_name(evil):
-    from tactical_tui.cards_cmd import TYPES, print_cards
+    from tactical_tui.tools.cards_cmd import TYPES, print_cards
     buf = io.StringIO()
     print_cards(evil, "en", TYPES, False, console=Console(file=buf, width=120, force_terminal=True))
     out = buf.getvalue()
@@ -344,7 +344,7 @@ def test_replay_command_names_a_hostile_save(tmp_path, lang):
                                "actions": [{"type": "Pick", "seat": 0,
                                             "card": "[bold red]\x1b[2J\x9b"}]}),
                    encoding="utf-8")
-    from tactical_tui.replay import run_replay
+    from tactical_tui.screens.replay import run_replay
     from rules.cards import default_cards
     buf = io.StringIO()
     sys_stderr = sys.stderr
@@ -371,7 +371,7 @@ def test_check_command_shows_hostile_paths_and_contents(tmp_path):
 
 
 def test_simulate_and_balance_print_plain_text(evil, monkeypatch, capsys, tmp_path):
-    from tactical_tui import simulate as sim
+    from tactical_tui.tools import simulate as sim
     assert sim.run_cli(1, None, "[/],\x1b]0;pwned\x07,[bold]", 0, 1) == 2
     out = capsys.readouterr().out
     assert_clean(out, "simulate")

@@ -22,8 +22,8 @@ import pytest
 
 from rules import Config, default_cards
 from rules.cards import fingerprint, load_cards, parse_cards
-from tactical_tui.saves import SAVE_PROBLEMS, SaveError, SaveData, parse, read, replay, to_json
-from tactical_tui.table import GameTable, SeatSetup
+from tactical_tui.table.saves import SAVE_PROBLEMS, SaveError, SaveData, parse, read, replay, to_json
+from tactical_tui.table.live import GameTable, SeatSetup
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_CARDS = ROOT / "tests" / "data" / "test_cards.toml"
@@ -247,8 +247,8 @@ def test_sequences_and_tables_come_only_from_lists_and_tables():
     """A field added to SaveData later (a tuple of reasons, say) is just as strict: text is
     not a tuple of characters, a list is not a table."""
     from typing import Optional
-    from tactical_tui.saves import _Bad, _strict
-    from tactical_tui.saves import SeatEntry
+    from tactical_tui.table.saves import _Bad, _strict
+    from tactical_tui.table.saves import SeatEntry
     for value, tp, where, got in (("abc", tuple[str, ...], "", "text"),
                                   ([1, "a"], tuple[int, ...], "[1]", "text"),
                                   ([True], tuple[Optional[int], ...], "[0]", "bool"),

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from ai.selfplay import running
 from rules import Config, apply, new_game, pending
 from rules.cards import CardDataError, parse_cards
-from tactical_tui.saves import SaveError, parse, read, to_json, write_atomic
-from tactical_tui.table import GameTable, SeatSetup
+from tactical_tui.table.saves import SaveError, parse, read, to_json, write_atomic
+from tactical_tui.table.live import GameTable, SeatSetup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -231,7 +231,7 @@ def test_property_random_legal_play_keeps_invariants(seed, players, picks):
         actions.append(a)
         for s in state.seats:
             assert 0 <= s.hp <= 6 and 0 <= s.unluck <= 2 and s.vp >= 0 and s.mana >= 0
-    from tactical_tui.saves import FORMAT, SaveData, SeatEntry, replay
+    from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, replay
     data = parse(to_json(SaveData(FORMAT, seed, Config(players=players),
                                   tuple(SeatEntry(True) for _ in range(players)), tuple(actions))), "p")
     from rules import default_cards
@@ -356,7 +356,7 @@ def test_sigkill_loses_at_most_the_last_action(tmp_path):
 def test_every_save_problem_reads_in_japanese_and_english(tmp_path):
     """Each SaveError code has both texts; the Japanese one is what a Japanese player
     sees (app: continue / --resume, `tactical replay`), with the file named."""
-    from tactical_tui.saves import SAVE_PROBLEMS
+    from tactical_tui.table.saves import SAVE_PROBLEMS
     for code, table in SAVE_PROBLEMS.items():
         assert set(table) == {"ja", "en"} and table["ja"] != table["en"], code
     path = tmp_path / "save.json"
@@ -390,7 +390,7 @@ def test_file_system_errors_read_in_the_players_language(tmp_path):
     """A save that cannot be written or read names the cause in Japanese or English, not
     only in the operating system's English."""
     import errno as errno_
-    from tactical_tui.text import os_error_text
+    from tactical_tui.text.catalog import os_error_text
     blocker = tmp_path / "file"
     blocker.write_text("x")
     table = GameTable(Config(players=3), (SeatSetup(True),) + (SeatSetup(False),) * 2, 1,

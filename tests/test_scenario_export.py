@@ -23,8 +23,8 @@ from rules import Config, apply, legal_actions, new_game, pending
 from rules.cards import default_cards
 from rules.state import GameState
 from tactical_tui.cli import main
-from tactical_tui.saves import FORMAT, SaveData, SeatEntry, to_json
-from tactical_tui.scenario import (ExportError, ScenarioError, load_scenario, position_data,
+from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, to_json
+from tactical_tui.tools.scenario import (ExportError, ScenarioError, load_scenario, position_data,
                                    position_state, run_scenario, scenario_text, toml_table,
                                    write_new_file)
 
@@ -147,7 +147,7 @@ def test_a_position_and_actions_play_on(tmp_path):
 
 
 def load_action(inline: str):
-    from tactical_tui.scenario import ACTIONS
+    from tactical_tui.tools.scenario import ACTIONS
     d = tomllib.loads(f"a = {inline}")["a"]
     return ACTIONS[d.pop("type")](**d)
 
@@ -331,8 +331,8 @@ def test_replay_export_from_a_process(tmp_path):
 
 @pytest.mark.parametrize("lang, words", [("en", "wrote the position"), ("ja", "書き出しました")])
 def test_the_replay_viewers_export_key(tmp_path, lang, words):
-    from tactical_tui.replay import ReplayApp, ReplayScreen, load_replay
-    from tactical_tui.widgets import localized
+    from tactical_tui.screens.replay import ReplayApp, ReplayScreen, load_replay
+    from tactical_tui.widgets.base import localized
     path, states = save_file(tmp_path, count=80)
     events0, steps, start = load_replay(str(path), lang, default_cards())
     folder = tmp_path / "out"

@@ -15,7 +15,7 @@ import attrs
 import pytest
 
 from tactical_tui.cli import main
-from tactical_tui.scenario import ScenarioError, check, load_scenario, run_scenario
+from tactical_tui.tools.scenario import ScenarioError, check, load_scenario, run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"

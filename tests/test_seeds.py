@@ -11,8 +11,8 @@ import pytest
 from rules import Config, apply, legal_actions, new_game
 from tactical_tui.app import TacticalApp
 from tactical_tui.cli import main
-from tactical_tui.saves import FORMAT, SaveData, SeatEntry, SaveError, parse, replay, to_json
-from tactical_tui.seeds import SEED_LIMIT, new_seed, valid_seed
+from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, SaveError, parse, replay, to_json
+from tactical_tui.table.seeds import SEED_LIMIT, new_seed, valid_seed
 
 
 def headless(capfd, *args: str) -> tuple[int, str]:

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from rules import Config
-from tactical_tui import saves
-from tactical_tui.saves import GameLock, SaveLocked, list_games, lock_holder, read
-from tactical_tui.table import GameTable, SeatSetup
+from tactical_tui.table import saves
+from tactical_tui.table.saves import GameLock, SaveLocked, list_games, lock_holder, read
+from tactical_tui.table.live import GameTable, SeatSetup
 from test_saves import drive as _drive
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -205,7 +205,7 @@ def test_the_app_cleans_temp_files_at_start(tmp_path, monkeypatch):
 def _steady_players(monkeypatch):
     """AI players whose choices do not depend on the clock (hard: a simulation cap
     instead of a time budget), so that two runs can be compared move by move."""
-    import tactical_tui.table as table_mod
+    import tactical_tui.table.live as table_mod
     from ai import make_player
     from ai.hard import HardPlayer
 

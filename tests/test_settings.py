@@ -135,13 +135,13 @@ def test_damaged_file_is_told_in_the_app_and_play_goes_on(tmp_path):
             await pilot.pause(0.1)
             messages = [str(n.message) for n in app._notifications]
             assert any("Cannot use the settings file" in m and "a folder" in m for m in messages)
-            from tactical_tui.menus import TitleScreen
+            from tactical_tui.screens.menus import TitleScreen
             assert isinstance(app.screen, TitleScreen)
     asyncio.run(run())
 
 
 def test_setup_starts_from_saved_defaults_and_keeps_changes(tmp_path):
-    from tactical_tui.menus import SetupScreen
+    from tactical_tui.screens.menus import SetupScreen
     path = tmp_path / "settings.toml"
     save(Settings(players=3, seats=["human", "hard", "easy", "normal", "normal"],
                   first_game=False, ai_delay=1.0), path)
@@ -168,7 +168,7 @@ def test_setup_starts_from_saved_defaults_and_keeps_changes(tmp_path):
 
 
 def test_language_row_is_remembered(tmp_path):
-    from tactical_tui.menus import SetupScreen
+    from tactical_tui.screens.menus import SetupScreen
     path = tmp_path / "settings.toml"
     store = Store.from_file(path)
     app = _app(store, lang="en")

@@ -1,5 +1,5 @@
 """Start-up (issue 16 point 1): the title screen loads neither the rules, the AI, the card
-data nor the screens of later phases; the card-data cache (tactical_tui/cardcache.py,
+data nor the screens of later phases; the card-data cache (tactical_tui/table/cardcache.py,
 rules.cards.load_cards) gives exactly a fresh parse, ignores anything damaged or stale,
 and never serves an old card file. No test here measures time: bench/startup.py does."""
 
@@ -16,17 +16,17 @@ import pytest
 
 import rules.cards as RC
 from rules.cards import DEFAULT_CARDS_PATH, CardDataError, fingerprint, load_cards
-from tactical_tui import cardcache
-from tactical_tui.cardcache import FolderCache
+from tactical_tui.table import cardcache
+from tactical_tui.table.cardcache import FolderCache
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_CARDS = Path(__file__).resolve().parent / "data" / "test_cards.toml"
 
 # Modules the first screen must not need (the rules core, the AI, cattrs structuring,
 # the game's screens and table, saves, the event log's catalogue).
-HEAVY = ("rules", "ai", "cattrs", "tomllib", "tactical_tui.screens", "tactical_tui.table",
-         "tactical_tui.saves", "tactical_tui.text", "tactical_tui.cardtext",
-         "tactical_tui.scenario", "tactical_tui.simulate")
+HEAVY = ("rules", "ai", "cattrs", "tomllib", "tactical_tui.screens.game", "tactical_tui.table.live",
+         "tactical_tui.table.saves", "tactical_tui.text.catalog", "tactical_tui.text.cardtext",
+         "tactical_tui.tools.scenario", "tactical_tui.tools.simulate")
 
 # Started as `tactical` starts it (the command's module first), stopped at the first
 # paint of the title screen; prints the title screen's class and then the modules loaded.
@@ -34,7 +34,7 @@ TITLE_RUN = """
 import json, sys
 import tactical_tui.cli
 from tactical_tui.app import TacticalApp
-from tactical_tui.menus import TitleScreen
+from tactical_tui.screens.menus import TitleScreen
 from textual.app import App
 painted = []
 _display = App._display
@@ -65,7 +65,7 @@ def test_title_screen_starts_without_rules_ai_cards_or_game_screens(tmp_path, la
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["painted"] == [f"TitleScreen_{lang}"]      # really the title's first paint
-    assert "tactical_tui.menus" in got["modules"] and "textual.app" in got["modules"]
+    assert "tactical_tui.screens.menus" in got["modules"] and "textual.app" in got["modules"]
     loaded = [name for name in HEAVY if _loaded(got["modules"], name)]
     assert loaded == [], f"the title screen imported {loaded}"
     assert not (tmp_path / "cache").exists()               # no card data read either
@@ -286,7 +286,7 @@ def test_cache_folder_from_environment_or_platformdirs(monkeypatch, tmp_path):
 @pytest.mark.parametrize("kind", ["garbage", "truncated", "wrong_hash", "directory", "fifo"])
 def test_game_starts_with_a_damaged_cache(tmp_path, monkeypatch, kind):
     """The app's shipped card set through a damaged cache entry: Quick game deals."""
-    from tactical_tui.screens import DraftScreen
+    from tactical_tui.screens.game import DraftScreen
     from tui_app import make_app
     folder = tmp_path / "cache"
     monkeypatch.setenv("TACTICAL_CACHE_DIR", str(folder))

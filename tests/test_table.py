@@ -16,7 +16,7 @@ from rules import actions as A
 from rules import events as E
 from rules.cards import default_cards
 from rules.observe import observe_public
-from tactical_tui.table import Applied, GameTable, LiveTable, Refused, SeatSetup, Update
+from tactical_tui.table.live import Applied, GameTable, LiveTable, Refused, SeatSetup, Update
 from hidden import hide_differently
 
 HUMANS = (0, 2)
@@ -333,7 +333,7 @@ def test_an_ai_decision_thought_while_the_game_was_undone_is_dropped(monkeypatch
            "席3にノックアウトされた、エリア5に再入場")])
 def test_the_recap_says_what_happened_to_the_seat_since_its_last_decision(lang, expected):
     from rules import events as E
-    from tactical_tui.views import recap_text
+    from tactical_tui.table.views import recap_text
     events = [E.DamageDealt(1, 0, 3, 3), E.DamageDealt(1, 2, 1, 5),      # not ours
               E.VictoryPointsGained(1, 0, 2, "low", 2), E.DamageDealt(2, 0, 4, 0),
               E.KnockedOut(0, 2), E.VictoryPointsGained(0, 3, 1, "low", 1),  # our own VP
@@ -407,7 +407,7 @@ def test_ending_by_agreement_needs_every_human_seat_and_has_no_winner(tmp_path):
         legal = live.game.observe(seat).legal
         assert live.submit(seat, legal[0]) == Refused("game_over")
         assert live.agree_end(0) == Refused("game_over")
-        from tactical_tui.saves import read
+        from tactical_tui.table.saves import read
         data = read(live.game.save_path)
         assert data.ended == "agreement"
         again = GameTable.from_save(data, live.game.cards, "game.json")
@@ -418,7 +418,7 @@ def test_ending_by_agreement_needs_every_human_seat_and_has_no_winner(tmp_path):
 def test_an_all_ai_table_past_the_round_cap_is_ended_by_agreement(monkeypatch):
     """RULINGS R19 / ai.selfplay: a table with no human seat whose battle passes the cap
     is ended the way players end one — by agreement, no winner (never a win)."""
-    import tactical_tui.table as T
+    import tactical_tui.table.live as T
 
     async def run():
         seats = (SeatSetup(False, "random"),) * 3

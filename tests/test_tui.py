@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from textual.screen import ModalScreen
 
-from tactical_tui.screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
+from tactical_tui.screens.game import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
                                   GameOverScreen, SetupScreen, TitleScreen)
 from tui_app import dialog_open, human_turn, make_app, screen_text, settle
 

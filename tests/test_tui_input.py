@@ -29,12 +29,12 @@ from ai import make_player
 from rules import Config, apply, new_game, observe, pending
 from rules import actions as A
 from tactical_tui.app import TacticalApp
-from tactical_tui.saves import FORMAT, SaveData, SeatEntry, to_json
+from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, to_json
 from textual.widgets import OptionList
 
-from tactical_tui.screens import BattleScreen, BidScreen, BuildScreen, DraftScreen
-from tactical_tui.table import GameTable
-from tactical_tui.widgets import ChoiceScreen, KeyGate
+from tactical_tui.screens.game import BattleScreen, BidScreen, BuildScreen, DraftScreen
+from tactical_tui.table.live import GameTable
+from tactical_tui.widgets.base import ChoiceScreen, KeyGate
 from tui_app import make_app
 
 PLAYERS = 4
@@ -448,7 +448,7 @@ def test_another_seats_pick_before_the_answer_arrives_keeps_the_burst(tmp_path, 
         return play(self, seat, obs)
     monkeypatch.setattr(GameTable, "ai_decide", decide)
     monkeypatch.setattr(KeyGate, "KEEP", 60.0)          # however slow this machine is
-    from tactical_tui.widgets import QuestionList as Questions
+    from tactical_tui.widgets.base import QuestionList as Questions
     real = Questions.action_select
     cut_in = []
 
@@ -558,7 +558,7 @@ def test_question_list_contract():
     and on none when only give-ups are left."""
     from textual.app import App
     from textual.widgets.option_list import Option
-    from tactical_tui.widgets import QuestionList as QL
+    from tactical_tui.widgets.base import QuestionList as QL
 
     class One(App):
         def compose(self):
@@ -615,7 +615,7 @@ def test_key_gate_contract():
     seat is drawn after the table moved on; a key typed after the waiting view was shown
     is not held; another seat's question, a late question (older than KEEP) or a choice
     that sent nothing decide what happens to the held keys."""
-    from tactical_tui.widgets import KeyGate
+    from tactical_tui.widgets.base import KeyGate
     from textual._time import get_time
 
     g = KeyGate()
@@ -730,7 +730,7 @@ def test_keys_typed_while_a_game_starts_from_a_menu_never_reach_the_menu(tmp_pat
     async def run():
         app = TacticalApp(lang="en", ai_delay=0.0, seed=7, autosave=True)
         async with app.run_test(size=(80, 24)) as pilot:
-            from tactical_tui.menus import SetupScreen, TitleScreen
+            from tactical_tui.screens.menus import SetupScreen, TitleScreen
             await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
             if menu == "setup":
                 await pilot.press("down", "enter")
@@ -781,8 +781,8 @@ def test_a_burst_on_the_title_chooses_one_row_and_drops_the_rest(tmp_path, monke
     moves its cursor) — before, the title's choice was a message handled after the
     queued keys, so the covered title chose Continue three times and then How to play."""
     monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
-    from tactical_tui.menus import ContinueScreen, TitleScreen
-    from tactical_tui.saves import games_dir
+    from tactical_tui.screens.menus import ContinueScreen, TitleScreen
+    from tactical_tui.table.saves import games_dir
     actions, _ = line(1)
     seats = (SeatEntry(True),) + tuple(SeatEntry(False, "normal") for _ in range(PLAYERS - 1))
     games_dir().mkdir(parents=True)

@@ -17,7 +17,7 @@ import asyncio
 import pytest
 
 from tactical_tui.app import TacticalApp
-from tactical_tui.i18n import t
+from tactical_tui.text.i18n import t
 
 from test_tui_keys import burst, calm, until
 
@@ -44,8 +44,8 @@ def test_up_on_the_title_top_row_stays_and_quit_asks_first(lang):
     """`Up Enter` on the title's first row chose Quit (the list went round) and the app
     ended with no question. Now Up stays on the first row, and the Quit row asks the quit
     question (n keeps the title)."""
-    from tactical_tui.menus import TitleScreen
-    from tactical_tui.widgets import ConfirmScreen
+    from tactical_tui.screens.menus import TitleScreen
+    from tactical_tui.widgets.base import ConfirmScreen
 
     async def run():
         app = new_app(lang)
@@ -73,7 +73,7 @@ def test_up_on_the_title_top_row_stays_and_quit_asks_first(lang):
 def test_setup_levels_cycle_by_strength():
     """Right on a seat's row: human → random → easy → normal → hard (it went human →
     normal → hard → easy → random)."""
-    from tactical_tui.menus import SetupScreen
+    from tactical_tui.screens.menus import SetupScreen
 
     async def run():
         app = new_app("en")
@@ -95,7 +95,7 @@ def test_setup_levels_cycle_by_strength():
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_escape_from_setup_or_continue_returns_to_its_row(lang, tmp_path, monkeypatch):
-    from tactical_tui.menus import ContinueScreen, SetupScreen, TitleScreen
+    from tactical_tui.screens.menus import ContinueScreen, SetupScreen, TitleScreen
     _a_saved_game(tmp_path, monkeypatch)
 
     async def run():
@@ -121,8 +121,8 @@ def _a_saved_game(tmp_path, monkeypatch, over: bool = False):
     """A save folder with one unfinished game (or one finished game)."""
     from rules import Config
     from rules.cards import default_cards
-    from tactical_tui.saves import new_game_path
-    from tactical_tui.table import GameTable, SeatSetup
+    from tactical_tui.table.saves import new_game_path
+    from tactical_tui.table.live import GameTable, SeatSetup
     monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
     seats = tuple(SeatSetup(False, "random") for _ in range(3))
     game = GameTable(Config(players=3), seats, 3, default_cards(), save_path=new_game_path())
@@ -140,7 +140,7 @@ def _finished_games(tmp_path, monkeypatch, n: int) -> None:
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_continue_after_finished_games_says_they_are_finished(lang, tmp_path, monkeypatch):
     """Continue with only finished games said "There is no saved game to continue yet"."""
-    from tactical_tui.menus import TitleScreen
+    from tactical_tui.screens.menus import TitleScreen
     _finished_games(tmp_path, monkeypatch, 2)
 
     async def run():
@@ -159,7 +159,7 @@ def test_continue_clean_up_row_says_what_it_deletes(lang, tmp_path, monkeypatch)
     """The clean-up row names the finished games and the unfinished ones beyond the
     newest five, by kind ("remove 4 old or finished games (the 5 newest stay)" was read
     as removing games the player still wanted)."""
-    from tactical_tui.menus import ContinueScreen, TitleScreen
+    from tactical_tui.screens.menus import ContinueScreen, TitleScreen
     _finished_games(tmp_path, monkeypatch, 2)
     for _ in range(6):
         _a_saved_game(tmp_path, monkeypatch)
@@ -213,7 +213,7 @@ def test_language_there_and_back_leaves_the_locale_deciding(locale, tmp_path, mo
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_details_with_no_card_under_the_cursor_says_so(lang):
     """`d` where no card is under the cursor (the battle's rows) did nothing, silently."""
-    from tactical_tui.screens import BattleScreen
+    from tactical_tui.screens.game import BattleScreen
     from test_tui_table import _until
 
     async def run():
@@ -242,8 +242,8 @@ def test_no_ai_action_is_applied_while_the_quit_question_is_open(lang, monkeypat
     """An AI attacked while "Quit?" was open. Now the table holds its AI seats while it
     is (`LiveTable.hold`): an AI decision that comes while the question is up (the
     AI's thinking is let go only then) is not applied until the answer is `n`."""
-    from tactical_tui.table import LiveTable
-    from tactical_tui.widgets import ConfirmScreen
+    from tactical_tui.table.live import LiveTable
+    from tactical_tui.widgets.base import ConfirmScreen
     real = LiveTable._think
     gate: dict = {}
     thought = []
@@ -281,8 +281,8 @@ def _a_game_hit_since_the_players_last_decision(tmp_path):
     from rules import Config
     from rules import events as E
     from rules.cards import default_cards
-    from tactical_tui.saves import to_json, write_atomic
-    from tactical_tui.table import GameTable, SeatSetup
+    from tactical_tui.table.saves import to_json, write_atomic
+    from tactical_tui.table.live import GameTable, SeatSetup
     for seed in range(1, 40):
         seats = (SeatSetup(True),) + tuple(SeatSetup(False, "normal") for _ in range(3))
         game = GameTable(Config(players=4, first_game=True), seats, seed, default_cards())
@@ -310,7 +310,7 @@ def test_a_continued_game_recaps_what_came_before_it_was_left(lang, tmp_path):
     """`--resume`: "Since your last decision" listed only what came after the resume, so
     an AI's hit before the game was left was never told. Now the recap of the first
     decision after it begins with what the seat saw nothing of."""
-    from tactical_tui.views import recap_text
+    from tactical_tui.table.views import recap_text
     path, hit = _a_game_hit_since_the_players_last_decision(tmp_path)
     want = t("recap.damage", lang, seat=t("seat", lang, n=hit.seat + 1), n=hit.amount, hp=hit.hp)
 
@@ -329,8 +329,8 @@ def _replay_file(tmp_path, name: str) -> "Path":
     """A finished game of 3 random AI seats, saved as `name`."""
     from rules import Config
     from rules.cards import default_cards
-    from tactical_tui.saves import to_json, write_atomic
-    from tactical_tui.table import GameTable, SeatSetup
+    from tactical_tui.table.saves import to_json, write_atomic
+    from tactical_tui.table.live import GameTable, SeatSetup
     game = GameTable(Config(players=3, first_game=True),
                      tuple(SeatSetup(False, "random") for _ in range(3)), 5, default_cards())
     while not game.over and len(game.history) < 400:
@@ -344,8 +344,8 @@ def _replay_file(tmp_path, name: str) -> "Path":
 def _replay_app(path, lang):
     from pathlib import Path
     from rules.cards import default_cards
-    from tactical_tui.replay import ReplayApp, ReplayScreen, load_replay
-    from tactical_tui.widgets import localized
+    from tactical_tui.screens.replay import ReplayApp, ReplayScreen, load_replay
+    from tactical_tui.widgets.base import localized
     cards = default_cards()
     events0, steps, start = load_replay(str(path), lang, cards)
     screen = localized(ReplayScreen, lang)(Path(path).name, events0, steps, cards, lang, start=start)
@@ -357,7 +357,7 @@ def test_replay_steps_describe_each_event_once_and_a_held_key_draws_once(lang, t
     """Stepping described the whole game again at every step (0.11 s a step; a held →
     went on for seconds after it was let go). Now every event is described once, and 30
     → arriving together are one step of 30 drawn once (or a few times), not 30 draws."""
-    from tactical_tui.text import Describer
+    from tactical_tui.text.catalog import Describer
     path = _replay_file(tmp_path, "game.json")
     calls = []
     real = Describer.describe
@@ -390,9 +390,9 @@ def test_replay_footer_help_and_header_at_80_columns(lang, tmp_path):
     """Home/End are in the footer; `?` shows the replay's keys; a long file name is cut
     (…) so that the step and the phase stay in the header (`…json — step 180/189 — the`)."""
     from rich.cells import cell_len
-    from tactical_tui.replay import rt
-    from tactical_tui.text import ui
-    from tactical_tui.widgets import TextScreen
+    from tactical_tui.screens.replay import rt
+    from tactical_tui.text.catalog import ui
+    from tactical_tui.widgets.base import TextScreen
     from tui_app import screen_text
     path = _replay_file(tmp_path, "20261203-170132-7ba696-a-rather-long-name-seed123456.json")
     app, screen = _replay_app(path, lang)
@@ -432,7 +432,7 @@ def test_no_toast_covers_the_log_or_the_help_and_it_comes_back_after(lang):
     """A toast up when the log (`l`) or the help (`?`) opens is taken off — on the
     dialog and on the screen beneath it — and comes back when it is closed, for the rest
     of its time (the time spent reading does not count)."""
-    from tactical_tui.widgets import LogScreen, TextScreen
+    from tactical_tui.widgets.base import LogScreen, TextScreen
 
     async def run():
         app = TacticalApp(lang=lang, ai_delay=0.0, seed=6, autosave=False,
@@ -461,7 +461,7 @@ def test_no_toast_covers_the_log_or_the_help_and_it_comes_back_after(lang):
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_the_game_over_screen_starts_without_the_last_turns_toasts(lang):
     """A recap or hint of the last turn stayed on top of the final standings."""
-    from tactical_tui.screens import BattleScreen, GameOverScreen
+    from tactical_tui.screens.game import BattleScreen, GameOverScreen
     from test_tui_table import _until
 
     async def run():
@@ -489,7 +489,7 @@ def test_the_ai_pause_follows_only_actions_that_show_a_change():
     from rules import Config
     from rules import events as E
     from rules.cards import default_cards
-    from tactical_tui.table import GameTable, LiveTable, LogEntry, SeatSetup
+    from tactical_tui.table.live import GameTable, LiveTable, LogEntry, SeatSetup
     game = GameTable(Config(players=3), (SeatSetup(True),) + (SeatSetup(False),) * 2, 1,
                      default_cards())
     live = LiveTable(game)
@@ -510,7 +510,7 @@ def test_f_skips_the_ai_pauses_to_the_players_next_turn_and_nothing_is_lost(lang
     """With a 1000-second AI pause, `f` while the AI seats play brings the player's next
     battle decision at once (the table's `hurry` ends there); the seat's log holds every
     event the table's log has for it, and the recap tells the damage taken."""
-    from tactical_tui.screens import BattleScreen
+    from tactical_tui.screens.game import BattleScreen
     from test_tui_table import _until
 
     async def run():

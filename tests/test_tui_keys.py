@@ -47,7 +47,7 @@ def new_app(lang: str) -> TacticalApp:
 async def setup_after(app, pilot, *keys):
     """The title, then `keys` in one read (the first ones choosing New game): the setup
     screen they open, once every key has been handled."""
-    from tactical_tui.menus import SetupScreen, TitleScreen
+    from tactical_tui.screens.menus import SetupScreen, TitleScreen
     await until(pilot, lambda: isinstance(app.screen, TitleScreen), "the title")
     burst(app, *keys)
     await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the setup")
@@ -70,7 +70,7 @@ def test_cursor_keys_typed_with_a_menu_choice_reach_the_menu_it_opens(lang):
     before Enter was handled) and were dropped there, and the setup screen stayed on its
     first row. Then Escape (back to the title, on the New game row: issue 32) `Down Down`:
     two rows below it."""
-    from tactical_tui.menus import TitleScreen
+    from tactical_tui.screens.menus import TitleScreen
 
     async def run():
         app = new_app(lang)
@@ -117,8 +117,8 @@ def test_a_key_not_passed_on_cuts_the_keys_typed_after_it(lang):
 def test_cursor_keys_typed_with_a_menu_choice_never_reach_how_to_play():
     """How to play is no menu: `Right` typed with the title's Enter does not turn its
     page (the keys typed ahead reach menus only, never a dialog or a reading screen)."""
-    from tactical_tui.howto import HowToScreen
-    from tactical_tui.menus import TitleScreen
+    from tactical_tui.screens.howto import HowToScreen
+    from tactical_tui.screens.menus import TitleScreen
 
     async def run():
         app = new_app("en")
@@ -158,7 +158,7 @@ def test_escape_and_a_letter_in_one_read_arrive_as_one_alt_key():
 
 def on_details(lang: str, body) -> None:
     """Run `body(app, pilot)` with a card's details open over the quick game's draft."""
-    from tactical_tui.screens import DraftScreen
+    from tactical_tui.screens.game import DraftScreen
     from test_tui_input import asked, quiet
 
     async def run():
@@ -201,7 +201,7 @@ def test_escape_then_a_key_in_one_read_closes_how_to_play_and_drops_the_key():
     async def body(app, pilot):
         await pilot.press("escape")
         await until(pilot, lambda: names(app)[-1] == "DraftScreen", "the draft")
-        from tactical_tui.howto import show_howto
+        from tactical_tui.screens.howto import show_howto
         show_howto(app)
         await until(pilot, lambda: names(app)[-1] == "HowToScreen", "How to play")
         await calm(pilot)
@@ -217,8 +217,8 @@ def test_escape_then_y_in_one_read_on_the_quit_dialog_does_not_quit(lang):
     """`Esc y` typed together on the quit dialog: Escape answers no, and the `y` after it
     reaches the title, where it does nothing — it never answers the dialog it closed.
     Before, the dialog stayed open (`alt+y` is no key of it)."""
-    from tactical_tui.menus import TitleScreen
-    from tactical_tui.widgets import ConfirmScreen
+    from tactical_tui.screens.menus import TitleScreen
+    from tactical_tui.widgets.base import ConfirmScreen
 
     async def run():
         app = new_app(lang)

@@ -20,12 +20,12 @@ from ai.normal import R
 from rules import events as E
 from rules.cards import load_cards
 from rules.build import final_stats
-from tactical_tui.help import help_text
-from tactical_tui.i18n import NO_END, NO_START, TUI, Wrapped, break_lines, clip, pad, t
-from tactical_tui.screens import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
+from tactical_tui.screens.help import help_text
+from tactical_tui.text.i18n import NO_END, NO_START, TUI, Wrapped, break_lines, clip, pad, t
+from tactical_tui.screens.game import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
                                   GameOverScreen, seat_mark)
-from tactical_tui.text import Describer
-from tactical_tui.widgets import localized
+from tactical_tui.text.catalog import Describer
+from tactical_tui.widgets.base import localized
 from tui_app import dialog_open, human_turn, make_app, screen_text, settle
 
 SHIPPED = load_cards()
@@ -262,7 +262,7 @@ def test_screens_at_80x24(lang):
 def test_game_over_shows_the_whole_vp_history_and_scrolls(lang):
     """Game over lists every VP gain, in order (not the last 8), in a panel that scrolls
     to the last one."""
-    from tactical_tui.table import LogEntry
+    from tactical_tui.table.live import LogEntry
 
     async def run():
         app = make_app(lang, seed=21)
@@ -406,7 +406,7 @@ def test_ai_reasons_are_sentences(lang, searched):
 def test_card_line_never_cuts_a_name_silently(lang):
     """At any width a list gives it, a card's row shows the whole name or a visible
     prefix with "…" — never a name cut mid-word without a mark (`(次回) ジャベリ`)."""
-    from tactical_tui.widgets import card_line
+    from tactical_tui.widgets.base import card_line
     for width in range(20, 46):
         for card in SHIPPED.defense + SHIPPED.attack:
             for extra in ("", "[装] ", "[E] "):
@@ -423,7 +423,7 @@ def test_a_knocked_out_seat_row_stays_one_line(lang):
     """The battle's seat rows (BattleScreen.seats_text) at the worst figures — two-digit
     mana, a knocked-out seat — are one line each within the panel, the mark kept."""
     from types import SimpleNamespace as NS
-    from tactical_tui.screens import SEAT_ROW
+    from tactical_tui.screens.game import SEAT_ROW
     race = SHIPPED.races[0].id
     seats = [NS(seat=i, hp=0 if i == 1 else 6, mana=10, vp=4, unluck=2, area=None if i == 1 else 3,
                 knocked_out=i == 1, race=race, equipped=()) for i in range(5)]

@@ -8,7 +8,7 @@ import pytest
 
 from rules import events as E
 from rules.cards import default_cards
-from tactical_tui.text import Describer
+from tactical_tui.text.catalog import Describer
 
 CARDS = default_cards()
 
@@ -36,7 +36,7 @@ def _saved_when(tmp_path, seed: int, done, lang: str, limit: int = 600, delay: f
     table, resumed (the Pilot game need not take the same turns to get there)."""
     from rules import Config
     from tactical_tui.app import TacticalApp
-    from tactical_tui.table import GameTable, SeatSetup
+    from tactical_tui.table.live import GameTable, SeatSetup
     table = GameTable(Config(players=4), (SeatSetup(True),) + (SeatSetup(False, "normal"),) * 3,
                       seed, save_path=tmp_path / f"game{seed}.json")
     for _ in range(limit):
@@ -78,7 +78,7 @@ def test_an_attack_card_is_one_row_and_its_range_is_asked_next(lang, tmp_path):
     import asyncio
     from rules import actions as A
     from textual.widgets import OptionList, Static
-    from tactical_tui.screens import BattleScreen
+    from tactical_tui.screens.game import BattleScreen
     from tui_app import settle
     later = {"en": "range later", "ja": "距離は後で"}[lang]
     step = {"en": "Declare the range and skills", "ja": "距離のスキルと使うスキルを宣言"}[lang]
@@ -130,10 +130,10 @@ def test_the_stats_have_one_spelling_and_it_is_explained(lang):
     the card details and the refusals use the lists' forms in English (Japanese: the
     names whose first kanji the lists show) — explained in the help and How to play."""
     import re
-    from tactical_tui.cardtext import STAT_SHORT, STAT_WORDS
-    from tactical_tui.help import help_text
-    from tactical_tui.howto import page_text
-    from tactical_tui.widgets import card_details
+    from tactical_tui.text.cardtext import STAT_SHORT, STAT_WORDS
+    from tactical_tui.screens.help import help_text
+    from tactical_tui.screens.howto import page_text
+    from tactical_tui.widgets.base import card_details
     shown = STAT_WORDS[lang]
     if lang == "en":
         assert shown == STAT_SHORT["en"]
@@ -226,7 +226,7 @@ def test_the_ai_reasons_say_their_units_and_keep_a_percentage_whole(lang, unit):
     log may have, a figure and its % stay on one line."""
     from ai.explain import reason_text
     from ai.normal import R
-    from tactical_tui.i18n import break_lines
+    from tactical_tui.text.i18n import break_lines
     for key in ("draw", "stop"):
         text = reason_text(R(key, total=2, go=0.51, stop=0.08), CARDS, lang)
         assert unit in text and "0.51" in text and "0.08" in text, text
@@ -251,9 +251,9 @@ def test_text_is_whole_at_80_columns(lang, tmp_path):
     import asyncio
     import tactical_tui.app as appmod
     from textual.widgets import Static
-    from tactical_tui.lobby import SpectatorScreen, remote_screen
-    from tactical_tui.screens import BattleScreen, BuildScreen
-    from tactical_tui.widgets import localized
+    from tactical_tui.screens.lobby import SpectatorScreen, remote_screen
+    from tactical_tui.screens.game import BattleScreen, BuildScreen
+    from tactical_tui.widgets.base import localized
     from tui_app import screen_text
 
     kinds = {k: remote_screen(k, 0) for k in appmod.phase_screens()}
@@ -291,7 +291,7 @@ def test_the_battle_seats_panel_names_every_player_whole(lang, tmp_path):
     the seat as the field marks it: "③ hanako12"; the figures stay whole."""
     import asyncio
     from textual.widgets import Static
-    from tactical_tui.screens import BattleScreen
+    from tactical_tui.screens.game import BattleScreen
 
     async def run():
         app = _saved_when(tmp_path, 6, lambda table: table.state.phase == "battle"
@@ -322,8 +322,8 @@ def test_the_drafts_guild_line_says_what_every_trait_does(lang):
     and is drawn whole."""
     import asyncio
     from textual.widgets import Static
-    from tactical_tui.howto import SHORT, TIGHT, guild_line
-    from tactical_tui.screens import DraftScreen
+    from tactical_tui.screens.howto import SHORT, TIGHT, guild_line
+    from tactical_tui.screens.game import DraftScreen
     from tui_app import screen_text
 
     async def run():
@@ -355,7 +355,7 @@ def test_under_a_dialog_the_old_phases_board_is_hidden_once_the_table_moves_on(l
     moment between the dialog closing and the build's screen coming up."""
     import asyncio
     from textual.widgets import Footer, Static
-    from tactical_tui.screens import BidScreen, BuildScreen
+    from tactical_tui.screens.game import BidScreen, BuildScreen
     from tui_app import dialog_open, settle
     build = {"en": "The build", "ja": "ビルド"}[lang]
 

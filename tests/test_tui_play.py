@@ -8,8 +8,8 @@ from types import SimpleNamespace as NS
 import pytest
 
 from rules.cards import load_cards
-from tactical_tui.i18n import t
-from tactical_tui.screens import BattleScreen, BuildScreen
+from tactical_tui.text.i18n import t
+from tactical_tui.screens.game import BattleScreen, BuildScreen
 
 SHIPPED = load_cards()
 
@@ -86,7 +86,7 @@ def test_the_top_bar_keeps_whose_decision_and_what_whole(tmp_path, monkeypatch):
     from rich.cells import cell_len
 
     from rules import actions as A
-    from tactical_tui.table import GameTable
+    from tactical_tui.table.live import GameTable
     from test_tui_input import line, quiet, resume_app, until
 
     seed = 3
@@ -128,8 +128,8 @@ def test_a_revealed_bid_is_never_split_across_lines(lang):
     from rich.text import Text
 
     from rules import events as E
-    from tactical_tui.i18n import Wrapped, keep_names
-    from tactical_tui.text import Describer
+    from tactical_tui.text.i18n import Wrapped, keep_names
+    from tactical_tui.text.catalog import Describer
 
     cards = [c.id for c in SHIPPED.defense]
     target = SHIPPED.attack[0].id
@@ -154,7 +154,7 @@ def test_the_log_says_why_a_targets_damage_differs_from_the_chip_total(lang):
     changed it — the attacker's crit value, the target's reduction — or a crit chip that
     counts 0 outside the critical area (RULINGS R14)."""
     from rules import events as E
-    from tactical_tui.text import Describer
+    from tactical_tui.text.catalog import Describer
 
     dagger = SHIPPED.card("dagger")
     vital = next(s for s in dagger.skills if s.effect.kind == "crit_value")
@@ -191,7 +191,7 @@ def test_the_log_says_mana_paid_only_when_some_is(lang, paid, nothing):
     """An attack without a mana skill (ManaPaid of 0, §6 アタック 3) gives no log line —
     the battle log said "pays 0 mana" on every attack; a payment of 2 is told."""
     from rules.events import ManaPaid
-    from tactical_tui.text import Describer
+    from tactical_tui.text.catalog import Describer
     d = Describer(SHIPPED, lang)
     assert d.describe(ManaPaid(0, 2, 3)) == paid
     assert d.describe(ManaPaid(0, 0, 5)) == ""
@@ -226,7 +226,7 @@ def test_the_entry_turns_are_not_called_round_0(lang, first, later):
     """§6 ラウンド: the rounds start after everyone has entered and made the initial turn;
     the battle's first turns were headed "Battle, round 0" and logged "[Round 0]"."""
     from rules.events import TurnStarted
-    from tactical_tui.text import Describer
+    from tactical_tui.text.catalog import Describer
     d = Describer(SHIPPED, lang)
     assert d.describe(TurnStarted(0, 0)) == first
     assert d.describe(TurnStarted(0, 1)) == later

@@ -11,8 +11,8 @@ import pytest
 
 from rules import actions as A
 from tactical_tui.app import TacticalApp
-from tactical_tui.screens import BattleScreen, BuildScreen, GameOverScreen
-from tactical_tui.widgets import TextScreen
+from tactical_tui.screens.game import BattleScreen, BuildScreen, GameOverScreen
+from tactical_tui.widgets.base import TextScreen
 from tui_app import dialog_open, human_turn, screen_text, settle
 
 
@@ -275,7 +275,7 @@ def test_hotseat_begins_with_a_hand_over_and_ends_with_nobody_as_you(lang):
     the game starts (whoever pressed Start may not be Seat 1) — a hand-over comes first;
     the game-over standings mark no seat "(you)" (all the players are looking), while a
     game with one human still marks that seat."""
-    from tactical_tui.widgets import localized
+    from tactical_tui.widgets.base import localized
     you = {"en": "(you)", "ja": "(あなた)"}[lang]
 
     async def run():
@@ -339,7 +339,7 @@ def test_the_top_bar_beneath_the_bid_results_says_when_the_seat_leads_the_next_r
     play)."""
     title = {"en": "Bid results", "ja": "入札結果"}[lang]
     from textual.widgets import Static
-    from tactical_tui.i18n import t as tr
+    from tactical_tui.text.i18n import t as tr
 
     async def run():
         app = _app(lang, 6, seats=("human", "normal", "normal", "normal"), delay=0.1)
@@ -440,7 +440,7 @@ def test_a_hint_lasts_as_long_as_its_question(lang):
                 await pilot.press("h")
                 await pilot.pause(0.02)
                 assert len(hints(app)) == 1
-                app._sync()                              # a redraw, the question the same
+                app.follow_table()                              # a redraw, the question the same
                 await pilot.pause(0.02)                  # (another seat's pick does this)
                 assert len(hints(app)) == 1
                 await settle(app, pilot, "enter")
@@ -463,7 +463,7 @@ def test_the_palette_ends_a_battle_by_agreement_after_asking(lang):
     from ai import make_player
     from rules import Config
     from tactical_tui.commands import commands
-    from tactical_tui.table import GameTable, SeatSetup
+    from tactical_tui.table.live import GameTable, SeatSetup
     from tui_app import make_app, screen_text
 
     async def run():

@@ -1,4 +1,4 @@
-"""tactical_tui.widechars: a toast whose wide character lies across the edge of a widget
+"""tactical_tui.widgets.widechars: a toast whose wide character lies across the edge of a widget
 beneath it keeps the character (Textual issue #6357; issue 32 point 7), in the full
 updates, `render_strips` and the partial updates (ChopsUpdate, played on a pyte terminal)."""
 
@@ -13,7 +13,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 from textual.widgets._toast import Toast
 
-from tactical_tui import widechars
+from tactical_tui.widgets import widechars
 
 MESSAGE = "テーブル 6884e9ac"
 

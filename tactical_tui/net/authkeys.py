@@ -49,7 +49,7 @@ from typing import Callable, Optional
 import asyncssh
 import attrs
 
-from ..safe import plain
+from tactical_tui.text.safe import plain
 
 log = logging.getLogger("tactical.ssh")
 

@@ -1,5 +1,5 @@
 """The client end of the table protocol (docs/PROTOCOL.md): one asyncio connection to a
-`tactical host`, used by `tactical join` (tactical_tui.lobby, tactical_tui.net.remote).
+`tactical host`, used by `tactical join` (tactical_tui.screens.lobby, tactical_tui.net.remote).
 
     client = Client("127.0.0.1", 7411, "alice", "en", on_message=fn, on_status=fn2)
     hello = await client.start()            # connect + hello; OSError if nothing listens
@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Optional
 
-from .protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION, BadFrame,
+from tactical_tui.net.protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION, BadFrame,
                        check_server_message, read_frame, write_frame)
 
 DEFAULT_HOST = "127.0.0.1"
@@ -354,7 +354,7 @@ class Client:
         the last words of a client that is ending (`leave` when the player quits on
         purpose — `send` writes in a task that a shutdown right after would cancel, and
         the host took the quit for a lost connection). False if not connected."""
-        from .protocol import encode_frame
+        from tactical_tui.net.protocol import encode_frame
         writer = self._writer
         if writer is None or writer.transport.is_closing():
             return False
@@ -424,7 +424,7 @@ class Client:
         # written now, in the order the ids are taken (a `send_last` right after — Esc in
         # the waiting room — wrote its later id before this one's queued write, and the
         # host refused it `bad_id`); only the wait for the socket's buffer is a task
-        from .protocol import encode_frame
+        from tactical_tui.net.protocol import encode_frame
         writer = self._writer
         try:
             writer.write(encode_frame(msg, MAX_CLIENT_FRAME))

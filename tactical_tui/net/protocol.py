@@ -24,7 +24,7 @@ from attrs import frozen
 
 from rules.actions import Action
 
-from .wire import WireError, action_from_wire, update_from_wire
+from tactical_tui.net.wire import WireError, action_from_wire, update_from_wire
 
 VERSION = 1
 DEFAULT_PORT = 7411
@@ -586,7 +586,7 @@ def ok(rid: int, **fields: Any) -> dict:
 
 
 def refused(rid: Optional[int], code: str, params: Optional[dict] = None) -> dict:
-    from .wire import plain_to_wire
+    from tactical_tui.net.wire import plain_to_wire
     return {"t": "refused", "id": rid, "code": code, "params": plain_to_wire(dict(params or {}))}
 
 

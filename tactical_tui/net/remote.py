@@ -1,7 +1,7 @@
 """A table on a server, as the app sees it (`tactical join`): the "table source" of a
 remote seat.
 
-`RemoteTable` has the view-facing interface of `tactical_tui.table.LiveTable` —
+`RemoteTable` has the view-facing interface of `tactical_tui.table.live.LiveTable` —
 `subscribe(seat, callback)`, `submit(seat, action)`, `undo(seat)`, `hint(seat)`,
 `start()`, `close()`, `thinking` — so the app's seat views and the phase screens work on
 it unchanged. The differences: its updates come from the connection (the wire form
@@ -23,12 +23,12 @@ from __future__ import annotations
 import asyncio
 from typing import Callable, Optional
 
-from ..table import Applied, Refused
-from .client import Client, ConnectionLost, Refusal
+from tactical_tui.table.live import Applied, Refused
+from tactical_tui.net.client import Client, ConnectionLost, Refusal
 
 
 def _wire():
-    from . import wire
+    from tactical_tui.net import wire
     return wire
 
 
@@ -245,7 +245,7 @@ class SeatTokens:
 
     def __init__(self, path=None) -> None:
         if path is None:
-            from ..savefiles import save_dir
+            from tactical_tui.table.savefiles import save_dir
             path = save_dir() / "seats.json"
         self.path = path
 
@@ -266,7 +266,7 @@ class SeatTokens:
 
     def _write(self, data: dict) -> None:
         import json
-        from ..savefiles import write_atomic
+        from tactical_tui.table.savefiles import write_atomic
         try:
             write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1))
         except OSError:
@@ -348,7 +348,7 @@ class Session:
         hello = await self.client.start()
         from rules.cards import fingerprint, parse_cards
         if self.cards is None:
-            from ..cardcache import default_cards
+            from tactical_tui.table.cardcache import default_cards
             self.cards = default_cards()
         if hello.get("cards") and hello.get("cards") != fingerprint(self.cards):
             answer = await self.client.request("cards")
@@ -458,7 +458,7 @@ class Session:
         elif kind == "seats":
             seats = [_info(s) for s in msg.get("seats", [])]
             self.seat_lists[table] = seats
-            from .protocol import FACT_KEYS
+            from tactical_tui.net.protocol import FACT_KEYS
             facts = {k: msg[k] for k in (*FACT_KEYS, "private") if k in msg}
             was_private = self.facts.get(table, {}).get("private")
             self.facts[table] = facts

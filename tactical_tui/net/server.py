@@ -1,7 +1,7 @@
 """`tactical host`: the table server (issue 17, docs/PROTOCOL.md).
 
 One asyncio process holds any number of tables; each is a `GameTable` run by a
-`LiveTable` (tactical_tui/table.py), exactly as in a local game. The server is
+`LiveTable` (tactical_tui/table/live.py), exactly as in a local game. The server is
 authoritative: it alone holds the state, runs the rules and the AI seats, and autosaves.
 Every connection is subscribed to exactly its seat (`LiveTable.subscribe(seat)`) or, a
 watcher, to a spectator's view (`subscribe(None)`), and the server sends nothing but
@@ -19,7 +19,7 @@ is made). With a turn clock, a human decision not made in time is made by the ta
 AI, that one decision (open seats included: no table waits for ever on a clock).
 
 Persistence: a folder of tables (`host_dir()/tables`), per table `<id>.json` — the save
-format of a local game (tactical_tui/saves.py), written by the table after every action —
+format of a local game (tactical_tui/table/saves.py), written by the table after every action —
 and `<id>.table.json`, the table's own facts (seats' names and token hashes, privacy,
 grace, takeover level, clock). A restarted server resumes every unfinished table; its
 players reconnect with their tokens.
@@ -55,12 +55,12 @@ from attrs import define, field
 from rules import Config, IllegalAction
 from rules.cards import CardSet, default_cards, fingerprint, parse_cards
 
-from ..saves import SaveError, SaveText, read as read_save
-from ..savefiles import write_atomic
-from ..seeds import SEED_LIMIT
-from ..table import Applied, GameTable, LiveTable, Refused, SeatSetup, _in_thread
-from . import protocol as P
-from .wire import update_to_wire
+from tactical_tui.table.saves import SaveError, SaveText, read as read_save
+from tactical_tui.table.savefiles import write_atomic
+from tactical_tui.table.seeds import SEED_LIMIT
+from tactical_tui.table.live import Applied, GameTable, LiveTable, Refused, SeatSetup, _in_thread
+from tactical_tui.net import protocol as P
+from tactical_tui.net.wire import update_to_wire
 
 log = logging.getLogger("tactical.host")
 
@@ -127,7 +127,7 @@ def host_dir() -> Path:
     env = os.environ.get("TACTICAL_HOST_DIR")
     if env:
         return Path(env)
-    from ..savefiles import save_dir
+    from tactical_tui.table.savefiles import save_dir
     return save_dir() / "host"
 
 
@@ -249,7 +249,7 @@ def _write_unsynced(path: Path, text: str) -> None:
     saves every SYNC_EVERY seconds, off the event loop: `_fsync_all`)."""
     import tempfile
 
-    from ..savefiles import TEMP_PREFIX
+    from tactical_tui.table.savefiles import TEMP_PREFIX
     fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".json",
                                dir=path.parent)
     try:
@@ -2266,8 +2266,8 @@ def host_cli(args: Any, lang: str) -> int:
     import signal
     import sys
 
-    from ..i18n import t
-    from ..safe import plain
+    from tactical_tui.text.i18n import t
+    from tactical_tui.text.safe import plain
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # asyncssh says ~260 bytes at INFO for every TCP connection (accepted, peer, lost,
@@ -2283,7 +2283,7 @@ def host_cli(args: Any, lang: str) -> int:
         try:
             cards_toml = Path(args.cards).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            from ..text import os_error_text, ui
+            from tactical_tui.text.catalog import os_error_text, ui
             detail = os_error_text(exc, lang) if isinstance(exc, OSError) else str(exc)
             print(plain(f"{ui('err.cards', lang)}: {args.cards}: {detail}"), file=sys.stderr)
             return 2
@@ -2344,9 +2344,9 @@ async def _ssh_door(args: Any, table_port: int, lang: str, unix_path: Optional[s
     Unix socket `unix_path` (Server.listen_door) when given."""
     import sys
 
-    from ..i18n import t
+    from tactical_tui.text.i18n import t
     try:
-        from . import sshdoor
+        from tactical_tui.net import sshdoor
     except ImportError as exc:
         print(t("net.host.no_ssh", lang, detail=str(exc)), file=sys.stderr)
         return None
@@ -2363,7 +2363,7 @@ async def _ssh_door(args: Any, table_port: int, lang: str, unix_path: Optional[s
             sessions_per_key=args.ssh_sessions_per_key,
             max_size=(args.ssh_max_cols, args.ssh_max_rows), zygote=args.ssh_zygote)
     except Exception as exc:  # noqa: BLE001 - DoorError, OSError: said, the host stops
-        from ..safe import plain
+        from tactical_tui.text.safe import plain
         detail = exc.text(lang) if isinstance(exc, sshdoor.DoorError) else plain(str(exc))
         print(t("net.host.no_ssh", lang, detail=detail), file=sys.stderr)
         return None

@@ -66,9 +66,9 @@ from typing import Callable, Mapping, Optional, Sequence
 import asyncssh
 from rich.cells import cell_len
 
-from ..i18n import break_lines, t
-from ..safe import plain
-from .authkeys import AuthorizedKeys, Grant
+from tactical_tui.text.i18n import break_lines, t
+from tactical_tui.text.safe import plain
+from tactical_tui.net.authkeys import AuthorizedKeys, Grant
 
 log = logging.getLogger("tactical.ssh")
 
@@ -140,7 +140,7 @@ def player_name(user: Optional[str]) -> str:
     NAME_CELLS terminal cells; ``guest`` when nothing is left, or when what is left is a
     name the table port's `hello` refuses (a leading combining mark, a stack of them:
     protocol.name_ok) — else the player's game would fail at its first message."""
-    from .protocol import name_ok
+    from tactical_tui.net.protocol import name_ok
     kept = "".join(ch if ch.isprintable() else " " for ch in (user or ""))
     out: list[str] = []
     used = 0
@@ -224,7 +224,7 @@ class LangMemory:
         while len(self.langs) > self.most:
             del self.langs[next(iter(self.langs))]
         import json
-        from ..savefiles import write_atomic
+        from tactical_tui.table.savefiles import write_atomic
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             write_atomic(self.path, json.dumps(self.langs))
@@ -338,7 +338,7 @@ def host_dir() -> Path:
     env = os.environ.get("TACTICAL_HOST_DIR")
     if env:
         return Path(env)
-    from ..savefiles import save_dir
+    from tactical_tui.table.savefiles import save_dir
     return save_dir() / "host"
 
 
@@ -563,7 +563,7 @@ async def serve(host: str, port: int, *, command_for: CommandFor,
         door.authorized()                  # a missing or broken file is said at start
     await door.start(host, port)
     if zygote:
-        from .zygote import Zygote
+        from tactical_tui.net.zygote import Zygote
         door.zygote = Zygote()
         try:
             await door.zygote.start(child_env("xterm-256color", "en"))

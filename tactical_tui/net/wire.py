@@ -30,8 +30,8 @@ from rules.observe import Observation, SeatView
 from rules.engine import Decision
 from rules.state import Active, BattleState, Config
 
-from ..saves import _Bad, _join, _locate, _make_strict, _shown, action_from_dict, action_to_dict
-from ..table import LogEntry, Refused, Turn, Update
+from tactical_tui.table.saves import _Bad, _join, _locate, _make_strict, _shown, action_from_dict, action_to_dict
+from tactical_tui.table.live import LogEntry, Refused, Turn, Update
 
 __all__ = ["WireError", "update_to_wire", "update_from_wire", "action_to_wire",
            "action_from_wire", "observation_to_wire", "observation_from_wire",

@@ -41,9 +41,9 @@ log = logging.getLogger("tactical.ssh")
 # What `tactical join` imports on its way to the lobby and the table screens.
 PRELOAD = ("textual.app", "textual.widgets", "textual.drivers.linux_driver", "textual.screen",
            "rich.console", "rules", "rules.cards", "ai", "tactical_tui.cli",
-           "tactical_tui.app", "tactical_tui.lobby", "tactical_tui.text",
+           "tactical_tui.app", "tactical_tui.screens.lobby", "tactical_tui.text.catalog",
            "tactical_tui.net.remote", "tactical_tui.net.client", "tactical_tui.net.wire",
-           "tactical_tui.screens", "tactical_tui.table")
+           "tactical_tui.screens.game", "tactical_tui.table.live")
 
 
 # ------------------------------------------------------------------ the zygote's side
@@ -56,7 +56,7 @@ def _preload() -> None:
         except ImportError:
             pass
     try:                                   # the shipped card data, parsed once for all
-        from tactical_tui.cardcache import load_cards
+        from tactical_tui.table.cardcache import load_cards
         load_cards(None)
     except Exception:  # noqa: BLE001 - the child loads it itself then
         pass

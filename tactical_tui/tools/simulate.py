@@ -15,7 +15,7 @@ from ai.selfplay import ROUND_CAP, running
 from rules import Config, apply, new_game, observe, pending
 from rules.cards import CardSet, default_cards
 
-from .safe import as_text
+from tactical_tui.text.safe import as_text
 
 
 @frozen
@@ -204,7 +204,7 @@ def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Op
 
     console = Console()
     if csv_path:
-        from .scenario import ExportError, writable_target
+        from tactical_tui.tools.scenario import ExportError, writable_target
         try:                                # said now, not after the games
             writable_target(csv_path)
         except ExportError as exc:
@@ -235,7 +235,7 @@ def run_balance_cli(games: int, players: int, seed: int, jobs: int, csv_path: Op
     if csv_path:
         import io
 
-        from .scenario import ExportError, write_new_file
+        from tactical_tui.tools.scenario import ExportError, write_new_file
         buf = io.StringIO(newline="")
         w = csv.writer(buf)
         w.writerow(["kind", "id", "plays", "wins", "win_rate", "ratio_to_fair"])

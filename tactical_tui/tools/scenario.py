@@ -51,8 +51,8 @@ from rules.files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_numbe
 from rules.state import (BID_ROUNDS, Active, Attack, BattleState, Bid, BiddingState, ChanceScriptError,
                          GameState, Phase, Script, SeatState, Turn)
 
-from .safe import SafeStream
-from .text import Describer, refusal_text
+from tactical_tui.text.safe import SafeStream
+from tactical_tui.text.catalog import Describer, refusal_text
 
 PHASES = ("draft", "bidding", "build", "battle")
 CHIPS = ("0", "1", "2", "crit", "miss")
@@ -2019,10 +2019,10 @@ class ExportError(Exception):
     def text(self, lang: str) -> str:
         params = dict(self.params)
         if isinstance(params.get("detail"), OSError):
-            from .text import os_error_text
+            from tactical_tui.text.catalog import os_error_text
             params["detail"] = os_error_text(params["detail"], lang)
         if "kind" in params:
-            from .text import file_kind_text
+            from tactical_tui.text.catalog import file_kind_text
             params["kind"] = file_kind_text(params["kind"], lang)
         return export_message(self.key, lang, **params)
 
@@ -2201,7 +2201,7 @@ def scenario_files(paths: Iterable[str]) -> list[tuple[str, Optional[str]]]:
     ``*.toml`` in name order. A path that does not exist is returned with its problem."""
     import os
     import stat
-    from .text import os_error_text
+    from tactical_tui.text.catalog import os_error_text
     out: list[tuple[str, Optional[str]]] = []
     for p in paths:
         path = Path(p)

@@ -18,8 +18,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .i18n import Wrapped, keep_names, pad, t
-from .safe import as_text, plain
+from tactical_tui.text.i18n import Wrapped, app_keep_names, pad, t
+from tactical_tui.text.safe import as_text, plain
 
 if TYPE_CHECKING:                # the menus import this module: no rules at start-up
     from rules.cards import CardSet
@@ -397,16 +397,10 @@ def card_line(cards: CardSet, cid: str, lang: str, width: int = 34, extra: str =
     return Text(extra + pad(name, room) + " " + tail)
 
 
-def _keep(app) -> frozenset:
-    """The names kept whole on a line: the app's card set in its language."""
-    cards = getattr(app, "cards", None)
-    return keep_names(cards, app.lang) if cards is not None else frozenset()
-
-
 def wrapped(widget, text: Text) -> Wrapped:
     """`text` to show in `widget` (a Static or an option), broken by the Japanese rules
     at the width it is drawn in."""
-    return Wrapped(text, _keep(widget.app))
+    return Wrapped(text, app_keep_names(widget.app))
 
 
 # ------------------------------------------------------------------------- modals
@@ -539,8 +533,8 @@ class LogScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Container(classes="dialog wide"):
             yield Static(as_text(self.title_text), classes="dialog-title")
-            from .logview import FullLog   # (rich.pretty and attrs, not at start-up)
-            yield FullLog(self.book.lines, self.book.cells, _keep(self.app), id="full-log")
+            from tactical_tui.widgets.logview import FullLog   # (rich.pretty and attrs, not at start-up)
+            yield FullLog(self.book.lines, self.book.cells, app_keep_names(self.app), id="full-log")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -597,7 +591,7 @@ class HandOverScreen(Guarded, Screen):
 
 
 def card_details(cards: CardSet, cid: str, lang: str) -> tuple[str, str]:
-    from .cardtext import card_summary, skill_text
+    from tactical_tui.text.cardtext import card_summary, skill_text
     c = cards.card(cid)
     lines = [card_summary(cards, c, lang), ""]
     lines += [skill_text(cards, s, lang) for s in c.skills]

@@ -1,6 +1,6 @@
 """The screens: title, setup, draft, bid table, build editor, battle, game over. Each
 phase screen is a view of one seat: it shows that seat's latest update from the table
-(tactical_tui.table.Update: observation, log, whose decision) — redrawn on every update,
+(tactical_tui.table.live.Update: observation, log, whose decision) — redrawn on every update,
 whoever acted — and sends that seat's actions (through the app to the table)."""
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from rules import actions as A
 from rules.battle import AREAS, RANGE_AREA, RANGE_CRIT, distance, step_area
 from rules.build import available_material, equip_cost, final_stats, hand_slots_used, violations
 
-from .cardtext import STAT_SHORT
-from .i18n import TUI, clip, pad, t
-from .safe import as_text, lines_text
-from .menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
-from .logview import LogView
-from .widgets import BaseScreen, ConfirmScreen, QuestionList, card_line, key_gate, localized, wrapped
+from tactical_tui.text.cardtext import STAT_SHORT
+from tactical_tui.text.i18n import TUI, clip, pad, t
+from tactical_tui.text.safe import as_text, lines_text
+from tactical_tui.screens.menus import ContinueScreen, SetupScreen, TitleScreen  # noqa: F401 - re-exported
+from tactical_tui.widgets.logview import LogView
+from tactical_tui.widgets.base import BaseScreen, ConfirmScreen, QuestionList, card_line, key_gate, localized, wrapped
 
 
 SEAT_ROW = 36          # cells of a seat's row in the battle's seat panel at 80 columns
@@ -214,7 +214,7 @@ class GameScreen(BaseScreen):
         """" carol": the name of the person at seat `i` of a server's table (net.remote:
         `player_names`), clipped to 8 cells, else "" (views.shared_names: the log and the
         recaps name the seats the same way)."""
-        from .views import shared_names
+        from tactical_tui.table.views import shared_names
         who = shared_names(self.app.live).get(i)
         return " " + who if who else ""
 
@@ -245,7 +245,7 @@ class GameScreen(BaseScreen):
         the phase, and whose decision it is and what."""
         if not self._ready or self.app.leaving or not self.is_attached:
             return
-        from .text import ui
+        from tactical_tui.text.catalog import ui
         keep, self.latest = self.latest, update
         try:
             status = self.status()
@@ -369,7 +369,7 @@ class DraftScreen(GameScreen):
     def action_targets(self) -> None:
         """Every visible bid target in full (skills, requirements, chips)."""
         obs = self.obs
-        from .widgets import card_details
+        from tactical_tui.widgets.base import card_details
         parts = []
         for c in obs.targets + obs.upcoming:
             title, body = card_details(self.cards, c, self.lang)
@@ -413,7 +413,7 @@ class DraftScreen(GameScreen):
         info.append(self.tr("legend.cbm"))
         side = self.query_one("#info", Static)
         side.border_title = self.tr("draft.info")
-        from .howto import guild_line       # your guild and its trait, on the panel's border
+        from tactical_tui.screens.howto import guild_line       # your guild and its trait, on the panel's border
         width = side.outer_size.width           # the border's: corners, "─ " and " ─"
         room = width - 6 if width > 12 else 35
         side.border_subtitle = as_text(guild_line(self.cards, obs.seats[self.seat].guild,
@@ -481,7 +481,7 @@ class BidScreen(GameScreen):
                 line += " ← " + self.tr("bid.turn")
             lines.append(line)
         lines.append("")
-        from .howto import guild_lines      # your guild and what its trait does
+        from tactical_tui.screens.howto import guild_lines      # your guild and what its trait does
         lines += guild_lines(self.cards, obs.seats[self.seat].guild, self.lang, 34)
         lines.append(self.tr("bid.help"))
         if not bid_cards:

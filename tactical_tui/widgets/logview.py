@@ -8,8 +8,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import RichLog
 
-from .i18n import Wrapped
-from .widgets import _keep
+from tactical_tui.text.i18n import Wrapped, app_keep_names
 
 
 class LogView(RichLog):
@@ -22,7 +21,7 @@ class LogView(RichLog):
         return super().write(content, *args, **kw)
 
     def keep(self):
-        return _keep(self.app)
+        return app_keep_names(self.app)
 
 
 # ---------------------------------------------------------------------- the whole log
@@ -48,7 +47,7 @@ class LogBook:
         card set or the players' names (App.seat_names) changed. A log screen already
         open keeps the lists it was given."""
         from rich.cells import cell_len
-        from .safe import plain
+        from tactical_tui.text.safe import plain
         key = (feed.epoch, app.lang, id(app.cards), tuple(sorted(app.seat_names().items())))
         if key != self.key or self.done > len(feed.log):
             self.key = key

@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-from .safe import as_text
+from tactical_tui.text.safe import as_text
 
 DEFAULT_LEVELS = ("random", "easy", "normal", "hard")
 DEFAULT_PLAYERS = (3, 4, 5)
@@ -137,7 +137,7 @@ def run(games: int, seed: int, levels: Sequence[str], players: Sequence[int], jo
     """Play (or read back from `log`) the games of the schedule; their results in game
     order. With `log`, each finished game is appended as one JSON line, and a game
     already there (same seed, seats and hard's cap) is not played again."""
-    from .simulate import worker_count
+    from tactical_tui.tools.simulate import worker_count
 
     plan = schedule(games, seed, levels, players)
     done: dict[str, dict] = {}

@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .i18n import pad
-from .safe import plain
-from .widgets import BaseScreen, QuestionList
+from tactical_tui.text.i18n import pad
+from tactical_tui.text.safe import plain
+from tactical_tui.widgets.base import BaseScreen, QuestionList
 
 
 def start_on_row(screen, menu: QuestionList) -> None:
@@ -44,7 +44,7 @@ class MenuList(QuestionList):
 class MenuScreen(BaseScreen):
     """A menu before a game. Once a choice on it has started or opened a game (the app
     has a live table), or asked a server for a seat or a new table (`app.requesting`,
-    tactical_tui.lobby), the menu is on its way out: the table's first update brings the
+    tactical_tui.screens.lobby), the menu is on its way out: the table's first update brings the
     game's first screen a moment later. The keys and choices that arrive meanwhile —
     the rest of a burst, `Enter Down Down Enter` — were not typed for this menu, whose
     rows no longer stand: they are dropped (a second game started, or Continue opened
@@ -126,7 +126,7 @@ class ContinueScreen(MenuScreen):
     def __init__(self, games) -> None:
         super().__init__()
         self.games = [g for g in games if g.phase != "over"]
-        from .saves import old_games
+        from tactical_tui.table.saves import old_games
         old = old_games(games)
         self.cleanable = len(old)
         self.finished = sum(1 for g in old if g.problem is None and g.phase == "over")
@@ -150,7 +150,7 @@ class ContinueScreen(MenuScreen):
                 levels[s.level] = levels.get(s.level, 0) + 1
         who = [self.tr("cont.you") if humans == 1 else self.tr("cont.humans", n=humans)]
         who += [self.tr("level." + lv) + (f"×{k}" if k > 1 else "") for lv, k in levels.items()]
-        from .text import ui
+        from tactical_tui.text.catalog import ui
         where = ui("phase." + g.phase, self.lang) if g.phase else "?"
         if g.phase == "battle":
             where = self.tr("cont.round", phase=where, r=g.round)
@@ -170,7 +170,7 @@ class ContinueScreen(MenuScreen):
         rows = [Option(self.row(g), id=f"g{i}", disabled=bool(g.holder or g.problem is not None))
                 for i, g in enumerate(self.games)]
         if self.cleanable:
-            from .saves import KEEP_GAMES
+            from tactical_tui.table.saves import KEEP_GAMES
             what = []                    # what goes, said by kind (issue 32)
             if self.finished:
                 what.append(self.tr("cont.clean.finished", n=self.finished))
@@ -224,7 +224,7 @@ class SetupScreen(MenuScreen):
     def remember(self) -> None:
         """Keep this screen's choices as the next new game's defaults (settings.py)."""
         self.app.ai_delay = self.delay
-        from .commands import remember
+        from tactical_tui.commands import remember
         remember(self.app, players=self.players, seats=list(self.seats),
                  first_game=self.first_game, ai_delay=self.delay)
 
@@ -271,7 +271,7 @@ class SetupScreen(MenuScreen):
         elif key == "lang":
             self.remember()
             self.app.set_lang("en" if self.lang == "ja" else "ja")
-            from .commands import remember
+            from tactical_tui.commands import remember
             remember(self.app, lang=self.app.lang)
             return
         elif key == "seed":

@@ -13,7 +13,7 @@ from rules.cards import CardSet
 from rules.files import cap_text
 from rules.files import size_text as rules_size_text
 
-from .langs import LANGS, default_lang  # noqa: F401 - re-exported (langs.py)
+from tactical_tui.text.langs import LANGS, default_lang  # noqa: F401 - re-exported (langs.py)
 
 
 UI: dict[str, dict[str, str]] = {
@@ -576,7 +576,7 @@ _KIND = {"ja": {"int": "整数（int）", "str": "文字列（str）"},
          "en": {"int": "a whole number (int)", "str": "text (str)"}}
 _ZONE = {"ja": {"equip": "装備", "materialize": "マテリアル化", "unused": "未使用"},
          "en": {"equip": "equipped", "materialize": "materialized", "unused": "unused"}}
-from .cardtext import STAT_WORDS as _STAT   # one spelling on screen (issue 32 point 11)
+from tactical_tui.text.cardtext import STAT_WORDS as _STAT   # one spelling on screen (issue 32 point 11)
 _RANGE = {"ja": {"short": "近距離", "mid": "中距離", "long": "遠距離"},
           "en": {"short": "short-range", "mid": "mid-range", "long": "long-range"}}
 

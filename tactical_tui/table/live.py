@@ -95,7 +95,7 @@ class GameTable:
     # ------------------------------------------------------------------ saving
     def save_data(self):
         from rules.cards import fingerprint
-        from .saves import FORMAT, SaveData, SeatEntry
+        from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry
         return SaveData(FORMAT, self.seed, self.config,
                         tuple(SeatEntry(s.human, s.level) for s in self.seats),
                         tuple(self.history), self.lang, self.over,
@@ -106,12 +106,12 @@ class GameTable:
         """Write the save file (atomically); a failure is remembered, play goes on."""
         if self.save_path is None:
             return
-        from .saves import to_json, write_atomic
+        from tactical_tui.table.saves import to_json, write_atomic
         try:
             write_atomic(self.save_path, to_json(self.save_data()))
             self.save_problem = self.save_error = None
         except OSError as exc:
-            from .text import os_error_text
+            from tactical_tui.text.catalog import os_error_text
             self.save_error = exc
             self.save_problem = f"{self.save_path}: {os_error_text(exc, 'en')}"
 
@@ -127,7 +127,7 @@ class GameTable:
         """Restore a saved game exactly: replay its actions from the seed. No AI is asked:
         each AI seat takes its own actions as remembered (its memory saved with them),
         and the log shows the reasons saved with them."""
-        from .saves import SaveError, check_card_data
+        from tactical_tui.table.saves import SaveError, check_card_data
         check_card_data(data, cards, source)      # other card data: said before replaying
         seats = tuple(SeatSetup(s.human, s.level) for s in data.seats)
         try:
@@ -152,7 +152,7 @@ class GameTable:
         ai.base.Player.remember); `notes` (saves.AINote or None per action) give the AI
         seats' memory and the reasons for the log."""
         from rules import IllegalAction
-        from .saves import SaveError
+        from tactical_tui.table.saves import SaveError
         self._start()
         notes = list(notes or [])
         for i, action in enumerate(actions):
@@ -185,7 +185,7 @@ class GameTable:
             return None
         from ai.explain import reason_text
         from ai.normal import Reason
-        from .saves import SaveError
+        from tactical_tui.table.saves import SaveError
         reason = Reason(note.reason[0], tuple(sorted(note.reason[1])))
         try:
             for lang in ("ja", "en"):
@@ -338,7 +338,7 @@ class GameTable:
     def submit_ai(self, seat: int, action, reason) -> list[LogEntry]:
         """An AI seat's action, saved with its memory and (when the log shows it) its
         reason, so that resuming never asks the AI again."""
-        from .saves import AINote
+        from tactical_tui.table.saves import AINote
         public = self.state.phase in ("battle",) or pending(self.state).kind in ("auction", "appraisal")
         player = self.players.get(seat)
         memo = player.memory() if hasattr(player, "memory") else {}
@@ -363,7 +363,7 @@ def _ask(state) -> tuple:
 
 def _plain(values) -> bool:
     """Every value can be saved in an AI note (saves._plain)."""
-    from .saves import _plain as check
+    from tactical_tui.table.saves import _plain as check
     try:
         for v in values:
             check(v)
@@ -401,7 +401,7 @@ class Refused:
     """`submit` / `undo` result: nothing changed. `code` is a rules refusal code
     (rules.actions, `IllegalAction.code`, also `not_an_action` and `game_over`) or the
     table's own (TABLE_REFUSALS: `wrong_seat`, `table_closed`; undo: `undo_*`); `params`
-    are plain values a view translates (rules codes: tactical_tui.text.refusal_text; the
+    are plain values a view translates (rules codes: tactical_tui.text.catalog.refusal_text; the
     table's: i18n "refused.<code>", undo's: i18n "undo.<code>")."""
     code: str
     params: dict = field(factory=dict)

@@ -29,13 +29,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .i18n import TUI, break_lines, clip, t
-from .safe import as_text, lines_text, plain
-from .menus import MenuScreen
-from .widgets import BaseScreen, ChoiceScreen, QuestionList, key_gate, localized
+from tactical_tui.text.i18n import TUI, break_lines, clip, t
+from tactical_tui.text.safe import as_text, lines_text, plain
+from tactical_tui.screens.menus import MenuScreen
+from tactical_tui.widgets.base import BaseScreen, ChoiceScreen, QuestionList, key_gate, localized
 
-from .net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 cells
-from .net.remote import ChatEntry  # noqa: F401 - a line of the client's own in a seat's log
+from tactical_tui.net.protocol import CHAT_MAX as CHAT_CELLS   # a chat line: at most 200 cells
+from tactical_tui.net.remote import ChatEntry  # noqa: F401 - a line of the client's own in a seat's log
 NAME_CELLS = 12                  # a player's name in a lobby row
 LEVELS = ("random", "easy", "normal", "hard")   # by strength, as in New game (issue 32 point 13)
 CLOCKS = (None, 30, 60, 120, 300)
@@ -68,9 +68,9 @@ def _name(x: object) -> str:
 def open_lobby(app, host: str, port: int, name: str, unix_path: str | None = None) -> None:
     """The lobby screen, and the connection to the server (its answer fills the list);
     through the host's Unix socket `unix_path` if given (the SSH front door's sessions)."""
-    from .net.remote import Session
-    from .net.remote import SeatTokens
-    session = Session(host, port, name, app.lang, cards=app._cards,
+    from tactical_tui.net.remote import Session
+    from tactical_tui.net.remote import SeatTokens
+    session = Session(host, port, name, app.lang, cards=app.loaded_cards,
                       tokens=SeatTokens() if app.autosave else None, unix_path=unix_path)
     app.session = session
     session.on_status = lambda status, retry: _status(app, status, retry)
@@ -100,19 +100,19 @@ async def _connect(app) -> None:
         lobby.connecting = True
         lobby.refresh_view()
     problem = None
-    from .net.client import Bye
+    from tactical_tui.net.client import Bye
     try:
         await session.start()
     except Bye as exc:                       # turned away: the host is full, …
         problem = t("join.hello_refused", app.lang, why=bye_words(exc.code, app.lang))
     except (OSError, asyncio.TimeoutError) as exc:
-        from .text import os_error_text
+        from tactical_tui.text.catalog import os_error_text
         why = os_error_text(exc, app.lang) if isinstance(exc, OSError) else type(exc).__name__
-        from .exitline import launcher
+        from tactical_tui.exitline import launcher
         problem = t("join.no_server", app.lang, address=session.address, why=why,
                     launcher=plain(launcher()))
     except Exception as exc:  # noqa: BLE001 - a refusal, or not our protocol at all
-        from .net.client import ConnectionLost, Refusal
+        from tactical_tui.net.client import ConnectionLost, Refusal
         if isinstance(exc, Refusal):
             problem = t("join.hello_refused", app.lang, why=words(exc.code, exc.params, app.lang))
         elif isinstance(exc, ConnectionLost):    # the card data's request: no (good) answer
@@ -120,7 +120,7 @@ async def _connect(app) -> None:
         else:
             problem = t("join.not_tactical", app.lang, address=session.address)
     if problem is None:
-        app._cards = session.cards           # the server's card data (net.remote.Session.start)
+        app.use_cards(session.cards)          # the server's card data (net.remote.Session.start)
         await _refresh(app)
         if app.live is None and not app.requesting:
             app.requesting = True            # (the lobby takes no key meanwhile: `request`)
@@ -153,7 +153,7 @@ async def _refresh(app) -> None:
     """The table list again. When the server refuses it, or sends no answer or one this
     version cannot read, the lobby says so (`list_problem`, until a list comes); a
     connection that dropped meanwhile is the banner's to say."""
-    from .net.client import ConnectionLost, Refusal
+    from tactical_tui.net.client import ConnectionLost, Refusal
     session = app.session
     session.refreshing = True
     problem = None
@@ -199,7 +199,7 @@ def _waiting_refresh(app, table=None) -> bool:
 
 def back_to_lobby(app) -> None:
     """A game left (game over, or the player went back): the lobby again."""
-    app._reset_to(localized(LobbyScreen, app.lang)())
+    app.reset_to(localized(LobbyScreen, app.lang)())
 
 
 # ---------------------------------------------------------------------------- requests
@@ -223,7 +223,7 @@ def request(app, coro) -> None:
 
 
 def _refused(app, exc) -> None:
-    from .net.client import Refusal
+    from tactical_tui.net.client import Refusal
     why = words(exc.code, exc.params, app.lang) if isinstance(exc, Refusal) else \
         words(getattr(exc, "code", "connection_lost"), {}, app.lang)
     app.notify(t("join.refused", app.lang, why=why), severity="error", timeout=8)
@@ -236,7 +236,7 @@ def _code_refused(app, table, exc, code, again) -> bool:
     """A join or watch refused for its join code (wrong, or too many wrong ones): the
     code is not kept as the table's, and `again(why)` asks for it anew (True), saying
     why (issue 31 point 2)."""
-    from .net.client import Refusal
+    from tactical_tui.net.client import Refusal
     if not (code and again is not None and isinstance(exc, Refusal) and exc.code in CODE_REFUSALS):
         return False
     app.session.codes.pop(table, None)
@@ -251,7 +251,7 @@ async def join_table(app, table, seat: Optional[int], code: Optional[str] = None
     its players, the waiting room (`WaitingScreen`) until it starts. The token is kept
     (net.remote.SeatTokens) for a later session. A refused join code is asked again
     (`again(why)`)."""
-    from .net.client import ConnectionLost, Refusal
+    from tactical_tui.net.client import ConnectionLost, Refusal
     fields = {"table": table, "seat": seat}
     if code:
         fields["code"] = code
@@ -336,7 +336,7 @@ def _paused_already(app, remote) -> None:
 
 
 async def watch_table(app, table, code: Optional[str] = None, again=None) -> bool:
-    from .net.client import ConnectionLost, Refusal
+    from tactical_tui.net.client import ConnectionLost, Refusal
     fields = {"table": table}
     if code:
         fields["code"] = code
@@ -362,7 +362,7 @@ async def watch_table(app, table, code: Optional[str] = None, again=None) -> boo
 async def create_table(app, seats: list, first_game: bool, private: bool,
                        clock: Optional[int], grace: float = 60, takeover: str = "normal") -> bool:
     """Create a table and sit at its first open seat (or watch it: no open seat)."""
-    from .net.client import ConnectionLost, Refusal
+    from tactical_tui.net.client import ConnectionLost, Refusal
     try:
         answer = await app.session.client.request(
             "create", seats=seats, first_game=first_game, private=private, clock=clock,
@@ -448,7 +448,7 @@ def _seats_changed(app, remote, before: list, after: list) -> None:
             line = seat_note(was, info, app.lang)
             if line:
                 log_note(app, remote, line)
-    scr = app._viewer_screen()
+    scr = app.viewer_screen()
     if isinstance(scr, SpectatorScreen) and scr.latest is not None:
         scr.update_view()
 
@@ -513,7 +513,7 @@ def join_command(session) -> str:
     this one was (exitline.launcher: `python3 run.py join …` through run.py), with the
     options they gave (`--lang ja`: JOIN_OPTIONS, set by the cli) — issue 31 point 7."""
     import shlex
-    from .exitline import launcher
+    from tactical_tui.exitline import launcher
     extra = "".join(f" {shlex.quote(str(x))}" for x in JOIN_OPTIONS)
     return f"{launcher()} join {session.address} --name {shlex.quote(session.client.name)}{extra}"
 
@@ -542,7 +542,7 @@ def quit_question(app) -> str:
     if latest is not None and latest.over:
         return t("net.quit.over", app.lang)
     if not isinstance(seat, int):
-        from .exitline import tx
+        from tactical_tui.exitline import tx
         return tx("ask.plain", app.lang)
     kind, command = back_command(app)
     return t("net.quit.seat", app.lang, seat=t("seat", app.lang, n=seat + 1),
@@ -650,7 +650,7 @@ def log_note(app, remote, line: str) -> None:
     feed = app.feeds.get(app.viewer)
     if feed is not None:
         feed.log.append(entry)
-    scr = app._viewer_screen()
+    scr = app.viewer_screen()
     if scr is not None and scr.is_attached and getattr(scr, "_ready", False):
         scr.sync_log()
 
@@ -659,8 +659,8 @@ def chat_problem(text: str, lang: str) -> Optional[str]:
     """Why a chat line cannot be sent (control characters, too wide, too many characters
     or combining marks in a row: the server's own check, protocol.chat_problem), or None.
     An empty line is no problem: it is not sent."""
-    from .net.protocol import MARKS_MAX
-    from .net.protocol import chat_problem as why
+    from tactical_tui.net.protocol import MARKS_MAX
+    from tactical_tui.net.protocol import chat_problem as why
     problem = why(text) if text.strip() else None
     if problem == "control":
         return t("join.chat_bad", lang)
@@ -682,7 +682,7 @@ def open_chat(app) -> None:
 
     def sent(text) -> None:
         if not text:
-            app.call_later(app._sync)
+            app.call_later(app.follow_table)
             return
         fut = app.session.client.send("chat", table=table, text=text)
 
@@ -690,7 +690,7 @@ def open_chat(app) -> None:
             if not f.cancelled() and f.exception() is not None:
                 _refused(app, f.exception())
         fut.add_done_callback(done)
-        app.call_later(app._sync)
+        app.call_later(app.follow_table)
     app.push_screen(localized(LineScreen, app.lang)(t("join.chat_ask", app.lang), check=chat_problem,
                                                     max_length=CHAT_CELLS), sent)
 
@@ -757,7 +757,7 @@ def remote_screen(phase: str, seat: Optional[int]):
     (`remote_keys`), or the spectator's screen."""
     if seat is None:
         return SpectatorScreen
-    from .app import phase_screens
+    from tactical_tui.screens.phases import phase_screens
     kind = phase_screens()[phase]
     if kind not in _CHAT_KINDS:
         _CHAT_KINDS[kind] = type(kind.__name__, (kind,), {
@@ -770,8 +770,8 @@ def remote_screen(phase: str, seat: Optional[int]):
 def table_help(app) -> None:
     """`?` at a server's table: its rules of play (turn clock, grace, takeover AI: issue
     31 point 5), then the phase's help as in a game of one's own."""
-    from .help import help_text
-    from .howto import HelpScreen
+    from tactical_tui.screens.help import help_text
+    from tactical_tui.screens.howto import HelpScreen
     live = app.live
     table = getattr(live, "table", None)
     facts = app.session.table_facts(table) if app.session is not None and table is not None else {}
@@ -780,9 +780,9 @@ def table_help(app) -> None:
     code = app.session.codes.get(table) if app.session is not None else None
     if code and facts.get("private", True):
         head += "\n" + t("join.code", app.lang, code=plain(code))     # (private: its code)
-    body = head + "\n\n" + help_text(app.lang, app._phase or "title")
+    body = head + "\n\n" + help_text(app.lang, app.shown_phase or "title")
     app.push_screen(localized(HelpScreen, app.lang)(t("help.title", app.lang), as_text(body, lines=True)),
-                    lambda _: app.call_later(app._sync))
+                    lambda _: app.call_later(app.follow_table))
 
 
 def seat_words(info: dict, lang: str, me: bool = False, number: bool = True) -> str:
@@ -811,7 +811,7 @@ def phase_words(info: dict, lang: str) -> str:
     if info.get("over"):
         return t("join.phase_over", lang)
     phase = str(info.get("phase"))
-    from .text import UI
+    from tactical_tui.text.catalog import UI
     return UI["phase." + phase].get(lang, UI["phase." + phase]["en"]) if "phase." + phase in UI \
         else plain(phase)
 
@@ -937,8 +937,8 @@ class LobbyScreen(MenuScreen):
     def action_lobby_help(self) -> None:
         """The lobby's keys, what happens to a dropped seat, the chat; then the quick
         reference of the rules."""
-        from .help import QUICK
-        from .howto import HelpScreen
+        from tactical_tui.screens.help import QUICK
+        from tactical_tui.screens.howto import HelpScreen
         lang = self.lang if self.lang in QUICK else "en"
         self.app.push_screen(localized(HelpScreen, self.lang)(
             t("help.title", self.lang), as_text(t("join.help", self.lang) + "\n\n" + QUICK[lang],
@@ -1390,7 +1390,7 @@ class WaitingScreen(MenuScreen):
         back_to_lobby(self.app)
 
 
-from .screens import GameScreen  # noqa: E402 - the phase screens' base (rules, card data)
+from tactical_tui.screens.game import GameScreen  # noqa: E402 - the phase screens' base (rules, card data)
 
 
 class SpectatorScreen(GameScreen):

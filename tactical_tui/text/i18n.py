@@ -10,7 +10,7 @@ from rich.text import Text
 def _ui() -> dict[str, dict[str, str]]:
     """The catalogue of text.py (it imports the rules for the event log: not loaded before
     a key of it is asked for, so the title screen starts without the rules)."""
-    from .text import UI
+    from tactical_tui.text.catalog import UI
     return UI
 
 
@@ -352,7 +352,7 @@ TUI: dict[str, dict[str, str]] = {
     "undo.none": {"ja": "戻せる判断がありません（人間の席が1つのゲームだけ）",
                   "en": "Nothing to undo (only in games with one human seat)"},
     "replay.saved": {"ja": "リプレイを保存しました: {path}", "en": "Replay saved: {path}"},
-    # the table (tactical_tui.table): undo refusals, the header, the recap
+    # the table (tactical_tui.table.live): undo refusals, the header, the recap
     "undo.undo_nothing": {"ja": "戻せる判断がありません", "en": "Nothing to undo: you have not decided anything yet"},
     "undo.undo_not_human": {"ja": "この席は戻せません（AIの席です）", "en": "This seat cannot undo (it is an AI seat)"},
     "undo.undo_game_over": {"ja": "ゲームは終了しています。戻せません", "en": "The game is over: nothing can be undone"},
@@ -414,7 +414,7 @@ TUI: dict[str, dict[str, str]] = {
     "recap.knocked_out": {"ja": "{seat}にノックアウトされた", "en": "knocked out by {seat}"},
     "recap.reentered": {"ja": "エリア{area}に再入場", "en": "re-entered at area {area}"},
     "recap.vp": {"ja": "{seat}が勝利点+{n}（計{vp}）", "en": "{seat} +{n} VP ({vp} in all)"},
-    # `tactical join`: the lobby, the connection, the chat (tactical_tui/lobby.py)
+    # `tactical join`: the lobby, the connection, the chat (tactical_tui/screens/lobby.py)
     "key.create": {"ja": "作成", "en": "Create"},
     "key.join": {"ja": "参加", "en": "Join"},
     "key.watch": {"ja": "観戦", "en": "Watch"},
@@ -945,6 +945,12 @@ def keep_names(cards, lang: str) -> frozenset:
         names.update(TERMS.get(lang, ()))
         _KEEP[key] = frozenset(n for n in names if n)
     return _KEEP[key]
+
+
+def app_keep_names(app) -> frozenset:
+    """The names kept whole on a line in `app`'s views: its card set in its language."""
+    cards = getattr(app, "cards", None)
+    return keep_names(cards, app.lang) if cards is not None else frozenset()
 
 
 _KEEP: dict = {}

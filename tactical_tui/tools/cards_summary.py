@@ -39,8 +39,8 @@ import attrs
 from rules.cards import (EFFECT_KINDS, PARTS, RANGES, STATS, AttackCard, CardSet, DefenseCard,
                          Skill, Stats, Text)
 
-from .cardtext import STAT_NAMES
-from .safe import plain
+from tactical_tui.text.cardtext import STAT_NAMES
+from tactical_tui.text.safe import plain
 
 COMMAND = "tactical cards --summary --write docs/CARDS.md"
 START = "<!-- generated: {name} — " + COMMAND + "; do not edit by hand -->"

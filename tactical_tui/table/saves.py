@@ -22,11 +22,11 @@ from rules import ACTION_TYPES, Config, IllegalAction
 from rules.cards import CardDataError, CardSet
 from rules.files import DIGIT_LIMIT, FileProblem, is_digit_limit_error, read_bounded
 
-from .savefiles import (OLD_TEMP_AGE, TEMP_PREFIX, GameLock, SaveLocked, write_atomic,  # noqa: F401 - re-exported
+from tactical_tui.table.savefiles import (OLD_TEMP_AGE, TEMP_PREFIX, GameLock, SaveLocked, write_atomic,  # noqa: F401 - re-exported
                         _flock, _pid_alive, _read_pid, _same_file, clean_temp_files,
                         current_path, games_dir, lock_holder, lock_path, new_game_path,
                         save_dir)
-from .seeds import SEED_LIMIT
+from tactical_tui.table.seeds import SEED_LIMIT
 
 FORMAT = 1
 # The largest save or replay file read: a save is a few dozen KB; anything larger is not a
@@ -52,10 +52,10 @@ class SaveError(Exception):
         lang = lang if lang in table else "en"
         params = dict(self.params)
         if self.code == "bad_action" and lang != "en":
-            from .text import refusal_params
+            from tactical_tui.text.catalog import refusal_params
             params.update(refusal_params(cards, {"action": params["action"]}, lang))
         if isinstance(params.get("detail"), CardDataError):   # cannot_start: cards too few
-            from .text import card_error_text
+            from tactical_tui.text.catalog import card_error_text
             params["detail"] = card_error_text(params["detail"], lang)  # type: ignore[arg-type]
         if "got" in params:
             kind, shown = params["got"]  # type: ignore[misc]
@@ -69,20 +69,20 @@ class SaveError(Exception):
         if self.code == "bad_action":
             params["note"] = _UNRECORDED[lang] if params.get("unrecorded") else ""
         if "kind" in params:
-            from .text import file_kind_text
+            from tactical_tui.text.catalog import file_kind_text
             params["kind"] = file_kind_text(params["kind"], lang)  # type: ignore[arg-type]
         if "size" in params:
-            from .text import cap_text, size_text
+            from tactical_tui.text.catalog import cap_text, size_text
             params["size"] = size_text(params["size"], lang)  # type: ignore[arg-type]
             params["cap"] = cap_text(params["cap"])  # type: ignore[arg-type]
         if "os_error" in params:
-            from .text import os_error_text
+            from tactical_tui.text.catalog import os_error_text
             params["detail"] = os_error_text(params["os_error"], lang)  # type: ignore[arg-type]
         if self.refusal is not None:
             if lang == "en" or cards is None:
                 params["reason"] = self.refusal.reason
             else:
-                from .text import refusal_text
+                from tactical_tui.text.catalog import refusal_text
                 params["reason"] = refusal_text(cards, self.refusal.code,
                                                 self.refusal.params, lang)
         return f"{self.source}: " + table[lang].format(**params)

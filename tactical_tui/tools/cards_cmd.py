@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .safe import as_text, plain
+from tactical_tui.text.safe import as_text, plain
 
 if TYPE_CHECKING:            # the `tactical` command imports TYPES for its parser: the
     from rich.console import Console   # rules and the tables only when cards are printed
@@ -46,7 +46,7 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
     from rich.table import Table
     from rich.text import Text
 
-    from .cardtext import STAT_NAMES, card_summary, skill_text
+    from tactical_tui.text.cardtext import STAT_NAMES, card_summary, skill_text
     out: list[Table] = []
     if "race" in types:
         t = Table(title=h("race", lang))
@@ -61,7 +61,7 @@ def card_tables(cards: CardSet, lang: str, types: tuple[str, ...] = TYPES,
         for col in ("no", "name", "trait"):
             t.add_column(h(col, lang), overflow="fold" if col == "trait" else "ellipsis")
         for g in sorted(cards.guilds, key=lambda g: g.number):
-            from .cardtext import battle_trait_text
+            from tactical_tui.text.cardtext import battle_trait_text
             what = battle_trait_text(cards, g.trait, lang) if g.trait.kind == "battle" else \
                 h("trait." + g.trait.kind, lang, n=g.trait.amount)
             t.add_row(str(g.number), as_text(g.name.get(lang)),

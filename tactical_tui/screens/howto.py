@@ -23,9 +23,9 @@ from textual.containers import Container
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from .i18n import t
-from .safe import as_text, plain
-from .widgets import Guarded, TextScreen
+from tactical_tui.text.i18n import t
+from tactical_tui.text.safe import as_text, plain
+from tactical_tui.widgets.base import Guarded, TextScreen
 
 WIDTH = 76          # cells of a page line (80 columns, the body's padding of 2)
 HEIGHT = 21         # lines of a page (24 rows: top bar, page, Footer, a spare row)
@@ -457,7 +457,7 @@ def trait_text(cards, trait, lang: str) -> str:
         return tx("trait." + kind, lang, n=trait.amount)
     skill = getattr(trait, "skill", None)
     if skill is not None:                    # a battle trait: a skill, as on a card
-        from .cardtext import skill_text
+        from tactical_tui.text.cardtext import skill_text
         return skill_text(cards, skill, lang)
     return tx("trait.other", lang, kind=kind)
 
@@ -501,7 +501,7 @@ def guild_line(cards, guild_id: str, lang: str, width: int = 35) -> str:
                 return name + what
     if cell_len(head) <= width:
         return head
-    from .i18n import pad
+    from tactical_tui.text.i18n import pad
     return pad(head, width - 1).rstrip() + "…"
 
 
@@ -538,7 +538,7 @@ def page_text(app, key: str, lang: str) -> str:
     lang = lang if lang in ("ja", "en") else "en"
     if key == "guilds":
         return guild_page(app, lang)
-    from .exitline import RESUME, resume_command
+    from tactical_tui.exitline import RESUME, resume_command
     return PAGES[key][lang].replace(RESUME, resume_command())   # (python3 run.py --resume)
 
 
@@ -614,11 +614,9 @@ class HelpScreen(TextScreen):
 
 def show_howto(app, start: str = "goal") -> None:
     """Push How to play (in the app's language); the game goes on when it is closed."""
-    from .commands import resume_hook
-    from .widgets import localized
-    resume = resume_hook(app)
+    from tactical_tui.widgets.base import localized
     app.push_screen(localized(HowToScreen, app.lang)(start),
-                    (lambda _: app.call_later(resume)) if resume else None)
+                    lambda _: app.call_later(app.follow_table))   # the view follows the table again
 
 
 def help_title(lang: str) -> str:

@@ -1,4 +1,4 @@
-"""What a seat's view has received from the table (tactical_tui.table.LiveTable): the
+"""What a seat's view has received from the table (tactical_tui.table.live.LiveTable): the
 latest update, the log as that seat may see it, and what happened to the seat since its
 last decision (the recap shown when its next decision comes)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .i18n import t
+from tactical_tui.text.i18n import t
 
 
 class SeatFeed:
@@ -71,8 +71,8 @@ def shared_names(live) -> dict[int, str]:
     seats ("Seat 3 carol"), the log lines, the recaps: the names the table shares with
     every seat (a server's table: its SeatInfo, net.remote.RemoteTable.player_names; a
     local game has none), each plain text clipped to 8 cells."""
-    from .i18n import clip
-    from .safe import plain
+    from tactical_tui.text.i18n import clip
+    from tactical_tui.text.safe import plain
     names = getattr(live, "player_names", None) or {}
     return {i: clip(plain(who), 8) for i, who in names.items() if isinstance(i, int) and who}
 

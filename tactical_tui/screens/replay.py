@@ -19,12 +19,12 @@ from rules import new_game
 from rules.cards import CardSet
 from rules.state import GameState
 
-from .i18n import Wrapped, keep_names, t
-from .safe import as_text, lines_text, plain
-from .saves import SaveError, read, replay
-from .scenario import ExportError, export_message, export_position
-from .text import Describer, ui
-from .widgets import Guarded, localized
+from tactical_tui.text.i18n import Wrapped, keep_names, t
+from tactical_tui.text.safe import as_text, lines_text, plain
+from tactical_tui.table.saves import SaveError, read, replay
+from tactical_tui.tools.scenario import ExportError, export_message, export_position
+from tactical_tui.text.catalog import Describer, ui
+from tactical_tui.widgets.base import Guarded, localized
 
 RT = {
     "title": {"ja": "リプレイ {file} — {k}/{n}手 — {phase}", "en": "Replay {file} — step {k}/{n} — {phase}"},
@@ -42,7 +42,7 @@ RT = {
                    "e write this position as a scenario file\n"
                    "?/F1 this help  q quit"},
 }
-# the export key's messages live with the exporter (tactical_tui/scenario.py EXPORT_TEXT)
+# the export key's messages live with the exporter (tactical_tui/tools/scenario.py EXPORT_TEXT)
 
 
 def rt(key: str, lang: str, **kw) -> str:
@@ -54,7 +54,7 @@ def field_map(state: GameState, lang: str) -> Text:
     battle screen's own `BattleScreen.field_text`, for a view of no seat (no "@", no
     attack area highlighted); a knocked-out seat stands nowhere."""
     from types import SimpleNamespace
-    from .screens import BattleScreen
+    from tactical_tui.screens.game import BattleScreen
     seats = [SimpleNamespace(seat=i, area=None if s.knocked_out else s.area)
              for i, s in enumerate(state.seats)]
     view = SimpleNamespace(obs=SimpleNamespace(seats=seats), seat=-1, lang=lang,
@@ -166,13 +166,13 @@ class ReplayScreen(Guarded, Screen):
             self.show()
 
     def action_help(self) -> None:
-        from .widgets import TextScreen
+        from tactical_tui.widgets.base import TextScreen
         self.app.push_screen(localized(TextScreen, self.lang_)(
             t("help.title", self.lang_), as_text(rt("help", self.lang_), lines=True)))
 
     def header(self, phase: str) -> str:
         """The top bar: the file's name cut (…) so that the step and the phase fit."""
-        from .i18n import clip
+        from tactical_tui.text.i18n import clip
         lang = self.lang_
         rest = rt("title", lang, file="", k=self.k, n=len(self.steps), phase=ui("phase." + phase, lang))
         width = max(8, (self.app.size.width or 80) - 2 - cell_len(rest))
@@ -214,12 +214,12 @@ class ReplayScreen(Guarded, Screen):
 
 
 class ReplayApp(App):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = "../app.tcss"        # the app's stylesheet (tactical_tui/app.tcss)
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, screen) -> None:
         super().__init__()
-        from . import widechars
+        from tactical_tui.widgets import widechars
         widechars.apply()               # wide characters whole across widgets' edges (Textual #6357)
         self._first = screen
         self.lang = screen.lang_

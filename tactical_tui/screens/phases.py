@@ -1,0 +1,12 @@
+"""Which screen shows each phase of a game (the app's views and a table server's seats
+use the same ones). The phase screens import the rules and the card data: they are
+imported when a game needs them, not before the title screen."""
+
+from __future__ import annotations
+
+
+def phase_screens() -> dict:
+    """The screen of each phase."""
+    from tactical_tui.screens.game import BattleScreen, BidScreen, BuildScreen, DraftScreen, GameOverScreen
+    return {"draft": DraftScreen, "bidding": BidScreen, "build": BuildScreen,
+            "reveal": BuildScreen, "battle": BattleScreen, "over": GameOverScreen}
