@@ -100,7 +100,7 @@ def end_turn(state: GameState, reason: str, events: Events) -> GameState:
 
 
 def game_over(state: GameState, winners: tuple[int, ...], reason: str,
-               events: Events) -> GameState:
+              events: Events) -> GameState:
     """§6 バトルの終了: a seat holds 5 VP — the one end the rulebook has."""
     events.append(GameOver(winners, reason))
     events.append(PhaseStarted(Phase.OVER))
@@ -184,7 +184,7 @@ def apply_rest(state: GameState, a: Rest, events: Events) -> GameState:
 
 def apply_end_turn(state: GameState, a: EndTurn, events: Events) -> GameState:
     return end_turn(state, "end" if has_attack_cards(state, a.seat) else "no_attack_cards",
-                     events)
+                    events)
 
 
 def apply_activate(state: GameState, a: Activate, events: Events) -> GameState:
