@@ -467,9 +467,9 @@ def field_refusal(action: object) -> Optional[Refusal]:
     """Why `action` is not an action of well-typed fields (None when it is): its class is
     one of ACTION_TYPES exactly, every int field holds an `int` (not a bool, a float or an
     int subclass) within 64 bits, every str field a `str`, and `Assign.to` one of its zones."""
-    ok = _WELL_TYPED.get(type(action))
+    ok = WELL_TYPED.get(type(action))
     if ok is None and type(action) in FIELD_KINDS:
-        ok = _WELL_TYPED[type(action)] = _well_typed(type(action))
+        ok = WELL_TYPED[type(action)] = _well_typed(type(action))
     if ok is not None and ok(action):
         return None
     kinds = FIELD_KINDS.get(type(action))
@@ -493,7 +493,7 @@ def field_refusal(action: object) -> Optional[Refusal]:
 
 # The same checks as one expression per action class, made on first use (issue 16: one
 # call per `apply`); only when it fails is the loop above run, for the reason.
-_WELL_TYPED: dict[type, object] = {}
+WELL_TYPED: dict[type, object] = {}
 
 
 def _well_typed(cls: type):

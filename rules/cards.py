@@ -28,6 +28,7 @@ from attrs import frozen
 
 from .files import (DIGIT_LIMIT, NUMBER_LIMIT_TEXT, FileProblem, huge_number_at, is_digit_limit_error,
                     read_bounded)
+from .sizes import BID_ROUNDS, DRAFT_HAND_SIZE
 
 STATS: tuple[str, ...] = ("mana", "str", "int", "dex", "def", "agi")
 PARTS: tuple[str, ...] = ("head", "body", "arms", "legs")
@@ -818,7 +819,6 @@ class Shortage:
         n, where = self.players, ("the initial set (cards without the star)"
                                   if self.first_game and self.what in ("draft", "targets")
                                   else "the card data")
-        from .state import BID_ROUNDS
         per, rounds = BID_ROUNDS[n]
         what = {"guilds": f"guilds for {n} players: {self.need} needed (1 per player)",
                 "races": f"races for {n} players: {self.need} needed (2 per player)",
@@ -843,7 +843,6 @@ def shortages(cards: CardSet, players: int, first_game: bool = False) -> list[Sh
     cannot help). §5-3: each bid round reveals the players' number of targets from the
     attack deck; won targets leave it, so with fewer than targets × rounds attack cards a
     round could not reveal as many as §5-3 says (docs/RULINGS.md R31)."""
-    from .state import BID_ROUNDS, DRAFT_HAND_SIZE
     n = players
     per, rounds = BID_ROUNDS[n]
     defense = sum(c.copies for c in cards.defense if not (first_game and c.star))

@@ -25,7 +25,7 @@ from .chance import roll
 from .actions import (Action, Activate, Appraise, Assign, ChooseArea, ChooseRace,
                       ChooseTarget, Confirm, Decline, Declare, Done, Draw, EndTurn,
                       Move, Pass, Pay, Pick, PlaceBid, Refusal, Remove, Rest, StartAttack,
-                      StartCounter, Stop, Swap, Unconfirm, UseAuction, UseUnluck, _WELL_TYPED,
+                      StartCounter, Stop, Swap, Unconfirm, UseAuction, UseUnluck, WELL_TYPED,
                       field_refusal, refuse)
 from .bidding import TargetResult, auction_options, resolve_target
 from .build import available_material, final_stats, violations
@@ -425,7 +425,7 @@ _LEGAL = {
 
 def apply(state: GameState, action: Action) -> tuple[GameState, Events]:
     """Apply one action; returns the new state and the events it caused."""
-    well_typed = _WELL_TYPED.get(type(action))  # `field_refusal`'s check, made on first use
+    well_typed = WELL_TYPED.get(type(action))  # `field_refusal`'s check, made on first use
     if well_typed is None or not well_typed(action):
         bad = field_refusal(action)
         if bad is not None:     # before the legal list: 0.0 and False compare equal to 0

@@ -14,6 +14,8 @@ import attrs
 from attrs import frozen
 
 from .cards import CardSet
+# §5-3 / §5-2 sizes: they live in `sizes` (below `cards`) and are read from here too
+from .sizes import BID_ROUNDS, DRAFT_HAND_SIZE  # noqa: F401
 
 
 class _Value:
@@ -46,10 +48,6 @@ class Config:
         if self.players not in (3, 4, 5):
             raise ValueError("TACTICAL is played by 3, 4 or 5 players")
 
-
-# §5-3: (targets per round, rounds) by the number of players.
-BID_ROUNDS: dict[int, tuple[int, int]] = {3: (4, 3), 4: (3, 4), 5: (3, 5)}
-DRAFT_HAND_SIZE = 8
 
 
 @frozen
