@@ -247,14 +247,14 @@ def test_sequences_and_tables_come_only_from_lists_and_tables():
     """A field added to SaveData later (a tuple of reasons, say) is just as strict: text is
     not a tuple of characters, a list is not a table."""
     from typing import Optional
-    from tactical_tui.table.saves import _Bad, _strict
+    from tactical_tui.table.saves import FieldProblem, _strict
     from tactical_tui.table.saves import SeatEntry
     for value, tp, where, got in (("abc", tuple[str, ...], "", "text"),
                                   ([1, "a"], tuple[int, ...], "[1]", "text"),
                                   ([True], tuple[Optional[int], ...], "[0]", "bool"),
                                   ([1, 2], tuple[int, str], "[1]", "number"),
                                   ([True, "easy"], SeatEntry, "", "list")):
-        with pytest.raises(_Bad) as info:
+        with pytest.raises(FieldProblem) as info:
             _strict.structure(value, tp)
         assert (info.value.code, info.value.where, info.value.params["got"][0]) == \
             ("wrong_type", where, got)

@@ -58,7 +58,7 @@ from rules.cards import CardSet, default_cards, fingerprint, parse_cards
 from tactical_tui.table.saves import SaveError, SaveText, read as read_save
 from tactical_tui.table.savefiles import write_atomic
 from tactical_tui.table.seeds import SEED_LIMIT
-from tactical_tui.table.live import Applied, GameTable, LiveTable, Refused, SeatSetup, _in_thread
+from tactical_tui.table.live import Applied, GameTable, LiveTable, Refused, SeatSetup, in_thread
 from tactical_tui.net import protocol as P
 from tactical_tui.net.wire import update_to_wire
 
@@ -1940,7 +1940,7 @@ class Server:
         """In the executor (the player packed, its card data by reference), or in a
         thread with the player itself."""
         if self.executor is None:
-            action, reason = await _in_thread(_choose, player, obs)
+            action, reason = await in_thread(_choose, player, obs)
             return action, reason, player
         from concurrent.futures import BrokenExecutor
         loop = asyncio.get_running_loop()

@@ -30,7 +30,7 @@ from rules.observe import Observation, SeatView
 from rules.engine import Decision
 from rules.state import Active, BattleState, Config
 
-from tactical_tui.table.saves import _Bad, _join, _locate, _make_strict, _shown, action_from_dict, action_to_dict
+from tactical_tui.table.saves import FieldProblem, join_path, locate_problem, make_strict_converter, shown_value, action_from_dict, action_to_dict
 from tactical_tui.table.live import LogEntry, Refused, Turn, Update
 
 __all__ = ["WireError", "update_to_wire", "update_from_wire", "action_to_wire",
@@ -204,7 +204,7 @@ def action_to_wire(action: Action) -> dict:
 def plain_from_wire(value: Any, depth: int = 0) -> Any:
     """The inverse of `plain_to_wire` (lists come back as tuples)."""
     if depth > _MAX_DEPTH:
-        raise _Bad("bad_field")
+        raise FieldProblem("bad_field")
     if value is None or type(value) in (bool, int, str):
         return value
     if type(value) is float and math.isfinite(value):
@@ -213,18 +213,18 @@ def plain_from_wire(value: Any, depth: int = 0) -> Any:
         return tuple(plain_from_wire(v, depth + 1) for v in value)
     if type(value) is dict:
         return {k: plain_from_wire(v, depth + 1) for k, v in value.items()}
-    raise _Bad("bad_field")
+    raise FieldProblem("bad_field")
 
 
 def _table(value: Any, keys: tuple[str, ...], required: tuple[str, ...] = ()) -> dict:
     if type(value) is not dict:
-        raise _Bad("wrong_type", expected="table", got=_shown(value))
+        raise FieldProblem("wrong_type", expected="table", got=shown_value(value))
     for k in value:
         if k not in keys:
-            raise _Bad("unknown_field", str(k))
+            raise FieldProblem("unknown_field", str(k))
     for k in required:
         if k not in value:
-            raise _Bad("missing", k)
+            raise FieldProblem("missing", k)
     return value
 
 
@@ -232,12 +232,12 @@ def _at(where: str, fn, *args) -> Any:
     """fn(*args), a problem placed under `where`."""
     try:
         return fn(*args)
-    except _Bad as bad:
-        raise _Bad(bad.code, _join(where, bad.where), **bad.params) from None
+    except FieldProblem as bad:
+        raise FieldProblem(bad.code, join_path(where, bad.where), **bad.params) from None
 
 
 def _make_converter():
-    conv = _make_strict()
+    conv = make_strict_converter()
     def nullable(t):
         return override(struct_hook=lambda v, _t: None if v is None else conv.structure(v, t))
 
@@ -249,21 +249,21 @@ def _make_converter():
 
     def event(value: Any, _t: Any = None) -> E.Event:
         if type(value) is not dict:
-            raise _Bad("wrong_type", expected="table", got=_shown(value))
+            raise FieldProblem("wrong_type", expected="table", got=shown_value(value))
         if "type" not in value:
-            raise _Bad("missing", "type")
+            raise FieldProblem("missing", "type")
         name = value["type"]
         fn = event_fns.get(name) if type(name) is str else None
         if fn is None:
-            raise _Bad("unknown_event", "type", name=_shown(name))
+            raise FieldProblem("unknown_event", "type", name=shown_value(name))
         fields = {k: v for k, v in value.items() if k != "type"}
         try:
             return fn(fields, EVENT_TYPES[name])
-        except _Bad:
+        except FieldProblem:
             raise
         except Exception as exc:  # noqa: BLE001 - cattrs' error tree: the first problem
-            where, bad = _locate(exc)
-            raise _Bad(bad.code, where, **bad.params) from None
+            where, bad = locate_problem(exc)
+            raise FieldProblem(bad.code, where, **bad.params) from None
 
     def optional(fn):
         return lambda value, _t=None: None if value is None else fn(value)
@@ -272,14 +272,14 @@ def _make_converter():
         _table(value, ("key", "params"), ("key",))
         key = value["key"]
         if type(key) is not str:
-            raise _Bad("wrong_type", "key", expected="str", got=_shown(key))
+            raise FieldProblem("wrong_type", "key", expected="str", got=shown_value(key))
         params = value.get("params", [])
         if type(params) is not list:
-            raise _Bad("wrong_type", "params", expected="list", got=_shown(params))
+            raise FieldProblem("wrong_type", "params", expected="list", got=shown_value(params))
         out = []
         for i, p in enumerate(params):
             if type(p) is not list or len(p) != 2 or type(p[0]) is not str:
-                raise _Bad("wrong_type", f"params[{i}]", expected="list", got=_shown(p))
+                raise FieldProblem("wrong_type", f"params[{i}]", expected="list", got=shown_value(p))
             out.append((p[0], _at(f"params[{i}]", plain_from_wire, p[1])))
         return Reason(key, tuple(out))
 
@@ -287,15 +287,15 @@ def _make_converter():
         _table(value, ("code", "params"), ("code",))
         code = value["code"]
         if type(code) is not str:
-            raise _Bad("wrong_type", "code", expected="str", got=_shown(code))
+            raise FieldProblem("wrong_type", "code", expected="str", got=shown_value(code))
         params = value.get("params", {})
         if type(params) is not dict:
-            raise _Bad("wrong_type", "params", expected="table", got=_shown(params))
+            raise FieldProblem("wrong_type", "params", expected="table", got=shown_value(params))
         return Refused(code, _at("params", plain_from_wire, params))
 
     def actions(value: Any, _t: Any = None) -> tuple:
         if type(value) is not list:
-            raise _Bad("wrong_type", expected="list", got=_shown(value))
+            raise FieldProblem("wrong_type", expected="list", got=shown_value(value))
         return tuple(_at(f"[{i}]", action_from_dict, a) for i, a in enumerate(value))
 
     def active(value: Any, _t: Any = None) -> tuple:
@@ -309,7 +309,7 @@ def _make_converter():
 
         def hook(value: Any, t: Any = None) -> Any:
             if type(value) is not dict:
-                raise _Bad("wrong_type", expected="table", got=_shown(value))
+                raise FieldProblem("wrong_type", expected="table", got=shown_value(value))
             return inner(value, cls)
         return hook
 
@@ -335,7 +335,7 @@ def _structure(obj: Any, cls: type) -> Any:
     except RecursionError:
         raise WireError("", "too_deep") from None
     except Exception as exc:  # noqa: BLE001 - every problem becomes one WireError
-        where, bad = _locate(exc)
+        where, bad = locate_problem(exc)
         raise WireError(where, bad.code, **bad.params) from None
 
 
@@ -356,7 +356,7 @@ def action_from_wire(obj: Any) -> Action:
     """An action from its wire form (`saves.action_from_dict`'s strictness); WireError."""
     try:
         return action_from_dict(obj)
-    except _Bad as bad:
+    except FieldProblem as bad:
         raise WireError(bad.where, bad.code, **bad.params) from None
     except RecursionError:
         raise WireError("", "too_deep") from None

@@ -343,8 +343,8 @@ class GameTable:
         player = self.players.get(seat)
         memo = player.memory() if hasattr(player, "memory") else {}
         shown = reason if reason is not None and public else None
-        saved = shown if shown is not None and _plain(v for _, v in shown.params) else None
-        memo = tuple(sorted(memo.items())) if _plain(memo.values()) else ()
+        saved = shown if shown is not None and plain_values(v for _, v in shown.params) else None
+        memo = tuple(sorted(memo.items())) if plain_values(memo.values()) else ()
         note = AINote(len(self.history), (saved.key, tuple(saved.params)) if saved else None,
                       memo) if saved or memo else None
         entries = self.submit(action, note)
@@ -361,9 +361,9 @@ def _ask(state) -> tuple:
     return d.kind, tuple(d.seats)
 
 
-def _plain(values) -> bool:
+def plain_values(values) -> bool:
     """Every value can be saved in an AI note (saves._plain)."""
-    from tactical_tui.table.saves import _plain as check
+    from tactical_tui.table.saves import plain_values as check
     try:
         for v in values:
             check(v)
@@ -501,7 +501,7 @@ def _same(a: Update, b: Update) -> bool:
             and (a.observation is b.observation or a.observation == b.observation))
 
 
-def _in_thread(fn, *args) -> "asyncio.Future":
+def in_thread(fn, *args) -> "asyncio.Future":
     """`fn(*args)` in a daemon thread, as a future of the running loop. Not an executor's
     thread: those are joined at exit, so a closed terminal would wait for an AI search;
     a result that comes when the loop is gone is dropped."""
@@ -864,7 +864,7 @@ class LiveTable:
         if self.executor is not None:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self.executor, self._decide, seat, obs)
-        return await _in_thread(self._decide, seat, obs)
+        return await in_thread(self._decide, seat, obs)
 
     async def _ai_loop(self) -> None:
         """One AI decision at a time, computed off the loop from the seat's observation;

@@ -91,10 +91,10 @@ class GameLock:
         path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-            holder = _flock(fd)
+            holder = flock(fd)
             if holder is not None:
                 raise SaveLocked(save, holder if holder > 0 else None)
-            if not _same_file(fd, path):   # its holder removed it between our open and flock
+            if not same_file(fd, path):   # its holder removed it between our open and flock
                 os.close(fd)
                 continue
             try:
@@ -119,7 +119,7 @@ class GameLock:
         return self._fd is not None
 
 
-def _read_pid(fd: int) -> Optional[int]:
+def read_pid(fd: int) -> Optional[int]:
     try:
         raw = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
     except OSError:
@@ -127,7 +127,7 @@ def _read_pid(fd: int) -> Optional[int]:
     return int(raw) if raw.isdigit() and len(raw) < 10 else None
 
 
-def _flock(fd: int) -> Optional[int]:
+def flock(fd: int) -> Optional[int]:
     """Take the flock of an open lock file: None when taken; else the fd is closed and
     the holder's pid is returned (-1 when it cannot be read)."""
     try:
@@ -135,7 +135,7 @@ def _flock(fd: int) -> Optional[int]:
             _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
         return None
     except BlockingIOError:
-        pid = _read_pid(fd)
+        pid = read_pid(fd)
         os.close(fd)
         return pid or -1
     except BaseException:
@@ -143,7 +143,7 @@ def _flock(fd: int) -> Optional[int]:
         raise
 
 
-def _same_file(fd: int, path: Path) -> bool:
+def same_file(fd: int, path: Path) -> bool:
     try:
         return os.fstat(fd).st_ino == os.stat(path).st_ino
     except OSError:
@@ -156,12 +156,12 @@ def lock_holder(save: Path) -> int:
     path = lock_path(save)
     try:
         fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
-        holder = _flock(fd)
+        holder = flock(fd)
     except OSError:
         return 0
     if holder is not None:
         return holder
-    if _same_file(fd, path):
+    if same_file(fd, path):
         try:
             os.unlink(path)
         except OSError:
@@ -175,7 +175,7 @@ try:
 except ImportError:                    # pragma: no cover - not POSIX: no locking
     _fcntl = None
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
     try:
@@ -224,7 +224,7 @@ def clean_temp_files(folders: Optional[list[Path]] = None) -> int:
                 if not _stat.S_ISREG(st.st_mode):
                     continue
                 if m.group(1) is not None:
-                    if _pid_alive(int(m.group(1))):
+                    if pid_alive(int(m.group(1))):
                         continue
                 elif now - st.st_mtime < OLD_TEMP_AGE:
                     continue

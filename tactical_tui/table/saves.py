@@ -23,7 +23,7 @@ from rules.cards import CardDataError, CardSet
 from rules.files import DIGIT_LIMIT, FileProblem, is_digit_limit_error, read_bounded
 
 from tactical_tui.table.savefiles import (OLD_TEMP_AGE, TEMP_PREFIX, GameLock, SaveLocked, write_atomic,  # noqa: F401 - re-exported
-                        _flock, _pid_alive, _read_pid, _same_file, clean_temp_files,
+                        flock, pid_alive, read_pid, same_file, clean_temp_files,
                         current_path, games_dir, lock_holder, lock_path, new_game_path,
                         save_dir)
 from tactical_tui.table.seeds import SEED_LIMIT
@@ -219,21 +219,21 @@ def action_to_dict(action) -> dict:
 def action_from_dict(d: Any):
     """An action from its table in a save, strictly: the type must be an action's name,
     every field the action's type exactly (no "4" or 4.9 for 4, no "no" for false), no
-    field missing or extra. Raises _Bad naming the field."""
+    field missing or extra. Raises FieldProblem naming the field."""
     if not isinstance(d, dict):
-        raise _Bad("wrong_type", expected="table", got=_shown(d))
+        raise FieldProblem("wrong_type", expected="table", got=shown_value(d))
     if "type" not in d:
-        raise _Bad("missing", "type")
+        raise FieldProblem("missing", "type")
     name = d["type"]
     cls = _ACTIONS.get(name) if type(name) is str else None
     if cls is None:
-        raise _Bad("unknown_action", "type", name=_shown(name))
+        raise FieldProblem("unknown_action", "type", name=shown_value(name))
     fields = {k: v for k, v in d.items() if k != "type"}
     try:
         return _strict.structure(fields, cls)
     except Exception as exc:  # noqa: BLE001 - every problem becomes one message
-        where, bad = _locate(exc)
-        raise _Bad(bad.code, where, **bad.params) from None
+        where, bad = locate_problem(exc)
+        raise FieldProblem(bad.code, where, **bad.params) from None
 
 
 def to_json(data: SaveData) -> str:
@@ -295,7 +295,7 @@ def _note_to_dict(note: AINote) -> dict:
     return out
 
 
-def _plain(value: Any) -> Any:
+def plain_values(value: Any) -> Any:
     """A reason or memo value as saved: text, a small number, true/false or null."""
     if value is None or type(value) in (str, bool):
         return value
@@ -324,19 +324,19 @@ def _notes_from(raw: Any, actions: int) -> tuple[AINote, ...]:
                     and all(isinstance(p, list) and len(p) == 2 and type(p[0]) is str
                             for p in reason[1])):
                 raise ValueError(f"AI note of action {n + 1}: a reason is [key, [[name, value], ...]]")
-            reason = (reason[0], tuple((k, _plain(v)) for k, v in reason[1]))
+            reason = (reason[0], tuple((k, plain_values(v)) for k, v in reason[1]))
         memo = item.get("memo", {})
         if not isinstance(memo, dict):
             raise ValueError(f"AI note of action {n + 1}: memo must be a table")
-        out.append(AINote(n, reason, tuple((str(k), _plain(v)) for k, v in memo.items())))
+        out.append(AINote(n, reason, tuple((str(k), plain_values(v)) for k, v in memo.items())))
     return tuple(out)
 
 
 # ----------------------------------------------------------------- strict structuring
 #
 # Every value of a save is structured strictly (a cattrs Converter with forbid_extra_keys
-# and hooks that accept exactly their type): a problem is a `_Bad` with a SAVE_PROBLEMS
-# code, and `_locate` finds the field it is in through cattrs' error tree, so the message
+# and hooks that accept exactly their type): a problem is a `FieldProblem` with a SAVE_PROBLEMS
+# code, and `locate_problem` finds the field it is in through cattrs' error tree, so the message
 # names the field (``config.players: 7 is not 3, 4 or 5``) in the player's language and
 # never shows Python's own words.
 
@@ -345,7 +345,7 @@ LANGS = ("ja", "en")
 MAX_ACTIONS = 100_000
 
 
-class _Bad(Exception):
+class FieldProblem(Exception):
     """A value a save cannot have: a SAVE_PROBLEMS code with its params, at `where` below
     the place being structured ("" = that place)."""
 
@@ -354,7 +354,7 @@ class _Bad(Exception):
         self.code, self.where, self.params = code, where, params
 
 
-def _shown(value: Any) -> tuple[str, str]:
+def shown_value(value: Any) -> tuple[str, str]:
     """(kind, text) of a JSON value for a message: text / number / bool / null / list /
     table, shown short and with control characters escaped."""
     if value is None:
@@ -371,45 +371,45 @@ def _shown(value: Any) -> tuple[str, str]:
     return ("list", "") if isinstance(value, list) else ("table", "")
 
 
-def _join(path: str, name: object) -> str:
+def join_path(path: str, name: object) -> str:
     name = str(name)
     if not name or name.startswith("["):
         return path + name
     return f"{path}.{name}" if path else name
 
 
-def _locate(exc: BaseException, path: str = "") -> tuple[str, _Bad]:
+def locate_problem(exc: BaseException, path: str = "") -> tuple[str, FieldProblem]:
     """The field path and the problem of the first error in a cattrs error tree."""
     while True:
-        if isinstance(exc, _Bad):
-            return _join(path, exc.where), exc
+        if isinstance(exc, FieldProblem):
+            return join_path(path, exc.where), exc
         if isinstance(exc, cattrs.ForbiddenExtraKeysError):
-            return _join(path, sorted(map(str, exc.extra_fields))[0]), _Bad("unknown_field")
+            return join_path(path, sorted(map(str, exc.extra_fields))[0]), FieldProblem("unknown_field")
         if isinstance(exc, (cattrs.ClassValidationError, cattrs.IterableValidationError)):
             with_notes, without = exc.group_exceptions()
             if without:
                 exc = without[0]
                 continue
             exc, note = with_notes[0]
-            path = _join(path, f"[{note.index}]" if isinstance(note, IterableValidationNote)
+            path = join_path(path, f"[{note.index}]" if isinstance(note, IterableValidationNote)
                          else note.name)
             continue
         if isinstance(exc, KeyError):
-            return path, _Bad("missing")
-        return path, _Bad("bad_field")
+            return path, FieldProblem("missing")
+        return path, FieldProblem("bad_field")
 
 
 def _exactly(kind: type, expected: str) -> Any:
     def hook(value: Any, _t: Any) -> Any:
         if type(value) is not kind:
-            raise _Bad("wrong_type", expected=expected, got=_shown(value))
+            raise FieldProblem("wrong_type", expected=expected, got=shown_value(value))
         if kind is int and not -SEED_LIMIT < value < SEED_LIMIT:
-            raise _Bad("too_big")
+            raise FieldProblem("too_big")
         return value
     return hook
 
 
-def _make_strict() -> cattrs.Converter:
+def make_strict_converter() -> cattrs.Converter:
     import typing
 
     from cattrs.gen import make_dict_structure_fn
@@ -421,8 +421,8 @@ def _make_strict() -> cattrs.Converter:
     def literal(value: Any, t: Any) -> Any:
         allowed = typing.get_args(t)
         if type(value) not in {type(a) for a in allowed} or value not in allowed:
-            raise _Bad("not_one_of", value=_shown(value)[1] or _shown(value)[0],
-                       allowed=tuple(_shown(a)[1] for a in allowed))
+            raise FieldProblem("not_one_of", value=shown_value(value)[1] or shown_value(value)[0],
+                       allowed=tuple(shown_value(a)[1] for a in allowed))
         return value
     conv.register_structure_hook_func(lambda t: typing.get_origin(t) is typing.Literal, literal)
 
@@ -431,28 +431,28 @@ def _make_strict() -> cattrs.Converter:
 
         def hook(value: Any, t: Any) -> Any:
             if not isinstance(value, dict):
-                raise _Bad("wrong_type", expected="table", got=_shown(value))
+                raise FieldProblem("wrong_type", expected="table", got=shown_value(value))
             return inner(value, t)
         return hook
     conv.register_structure_hook_factory(attrs.has, tables)
 
     def sequence(value: Any, t: Any) -> Any:   # a tuple or list comes from a list only
         if type(value) is not list:
-            raise _Bad("wrong_type", expected="list", got=_shown(value))
+            raise FieldProblem("wrong_type", expected="list", got=shown_value(value))
         args = typing.get_args(t)
         if len(args) == 2 and args[1] is Ellipsis or typing.get_origin(t) is list:
             types = [args[0] if args else Any] * len(value)
         else:
             types = list(args)
             if len(value) != len(types):
-                raise _Bad("wrong_type", expected="list", got=_shown(value))
+                raise FieldProblem("wrong_type", expected="list", got=shown_value(value))
         out = []
         for i, (item, tp) in enumerate(zip(value, types)):
             try:
                 out.append(item if tp is Any else conv.structure(item, tp))
             except Exception as exc:  # noqa: BLE001
-                where, bad = _locate(exc, f"[{i}]")
-                raise _Bad(bad.code, where, **bad.params) from None
+                where, bad = locate_problem(exc, f"[{i}]")
+                raise FieldProblem(bad.code, where, **bad.params) from None
         return tuple(out) if typing.get_origin(t) is tuple else out
     conv.register_structure_hook_func(lambda t: typing.get_origin(t) in (tuple, list), sequence)
 
@@ -460,22 +460,22 @@ def _make_strict() -> cattrs.Converter:
 
     def config(value: Any, t: Any) -> Config:
         if isinstance(value, dict) and "players" not in value:   # never a default count
-            raise _Bad("missing", "players")
+            raise FieldProblem("missing", "players")
         if isinstance(value, dict):
             try:
                 players = _exactly(int, "int")(value["players"], int)
-            except _Bad as bad:
-                raise _Bad(bad.code, "players", **bad.params) from None
+            except FieldProblem as bad:
+                raise FieldProblem(bad.code, "players", **bad.params) from None
             if players not in (3, 4, 5):
-                raise _Bad("not_one_of", "players", value=str(players), allowed=("3", "4", "5"))
+                raise FieldProblem("not_one_of", "players", value=str(players), allowed=("3", "4", "5"))
         return config_table(value, t)
     conv.register_structure_hook(Config, config)
 
     def seat(value: Any, t: Any) -> SeatEntry:
         entry = seat_table(value, t)
         if entry.level not in LEVELS:
-            raise _Bad("not_one_of", "level", value=_shown(entry.level)[1],
-                       allowed=tuple(_shown(x)[1] for x in LEVELS))
+            raise FieldProblem("not_one_of", "level", value=shown_value(entry.level)[1],
+                       allowed=tuple(shown_value(x)[1] for x in LEVELS))
         return entry
     conv.register_structure_hook(SeatEntry, seat)
     return conv
@@ -484,7 +484,7 @@ def _make_strict() -> cattrs.Converter:
 def _list(raw: dict, key: str) -> list:
     value = raw[key]
     if type(value) is not list:
-        raise _Bad("wrong_type", key, expected="list", got=_shown(value))
+        raise FieldProblem("wrong_type", key, expected="list", got=shown_value(value))
     return value
 
 
@@ -494,8 +494,8 @@ def _field(raw: dict, key: str, tp: Any) -> Any:
     except KeyError:
         raise
     except Exception as exc:  # noqa: BLE001
-        where, bad = _locate(exc, key)
-        raise _Bad(bad.code, where, **bad.params) from None
+        where, bad = locate_problem(exc, key)
+        raise FieldProblem(bad.code, where, **bad.params) from None
 
 
 def parse(text: str, source: str) -> SaveData:
@@ -525,47 +525,47 @@ def parse(text: str, source: str) -> SaveData:
     try:
         for key in raw:
             if key not in fields:
-                raise _Bad("unknown_field", str(key))
+                raise FieldProblem("unknown_field", str(key))
         for name, f in fields.items():
             if f.default is attrs.NOTHING and name not in raw:
-                raise _Bad("missing", name)
+                raise FieldProblem("missing", name)
         seed = _field(raw, "seed", int)
         if not 0 <= seed < SEED_LIMIT:
-            raise _Bad("out_of_range", "seed", value=str(seed), lo="0", hi=str(SEED_LIMIT - 1))
+            raise FieldProblem("out_of_range", "seed", value=str(seed), lo="0", hi=str(SEED_LIMIT - 1))
         config = _field(raw, "config", Config)
         seats_raw = _list(raw, "seats")
         if len(seats_raw) != config.players:
-            raise _Bad("seat_count", "seats", n=len(seats_raw), players=config.players)
+            raise FieldProblem("seat_count", "seats", n=len(seats_raw), players=config.players)
         seats = tuple(_field({f"seats[{i}]": s}, f"seats[{i}]", SeatEntry)
                       for i, s in enumerate(seats_raw))
         actions_raw = _list(raw, "actions")
         if len(actions_raw) > MAX_ACTIONS:
-            raise _Bad("too_many_actions", "actions", limit=f"{MAX_ACTIONS:,}")
+            raise FieldProblem("too_many_actions", "actions", limit=f"{MAX_ACTIONS:,}")
         actions = []
         for i, entry in enumerate(actions_raw):
             try:
                 actions.append(action_from_dict(entry))
-            except _Bad as bad:
-                raise _Bad(bad.code, _join(f"actions[{i}]", bad.where), **bad.params) from None
+            except FieldProblem as bad:
+                raise FieldProblem(bad.code, join_path(f"actions[{i}]", bad.where), **bad.params) from None
         values = {"format": fmt, "seed": seed, "config": config, "seats": seats,
                   "actions": tuple(actions)}
         if "lang" in raw:
             values["lang"] = _field(raw, "lang", str)
             if values["lang"] not in LANGS:
-                raise _Bad("not_one_of", "lang", value=_shown(values["lang"])[1],
-                           allowed=tuple(_shown(x)[1] for x in LANGS))
+                raise FieldProblem("not_one_of", "lang", value=shown_value(values["lang"])[1],
+                           allowed=tuple(shown_value(x)[1] for x in LANGS))
         if "ai" in raw:                         # the AI seats' notes (reasons, memory)
             try:
                 values["ai"] = _notes_from(raw["ai"], len(actions))
             except ValueError:
-                raise _Bad("bad_field", "ai") from None
+                raise FieldProblem("bad_field", "ai") from None
         for name, f in fields.items():          # the rest (finished, card_data, …) by type
             if name not in values and name != "lang" and name in raw:
                 values[name] = _field(raw, name, f.type)
         if values.get("ended", "") not in ENDINGS:
-            raise _Bad("not_one_of", "ended", value=_shown(values["ended"])[1],
-                       allowed=tuple(_shown(x)[1] for x in ENDINGS))
-    except _Bad as bad:
+            raise FieldProblem("not_one_of", "ended", value=shown_value(values["ended"])[1],
+                       allowed=tuple(shown_value(x)[1] for x in ENDINGS))
+    except FieldProblem as bad:
         if bad.code == "missing":
             raise SaveError(source, "missing", key=bad.where) from None
         raise SaveError(source, bad.code, field=bad.where, **bad.params) from None
@@ -727,4 +727,4 @@ def clean_old_games(cards: CardSet, keep: int = KEEP_GAMES) -> int:
     return sum(remove_game(g.path) for g in old_games(list_games(cards, include_finished=True), keep))
 
 
-_strict = _make_strict()
+_strict = make_strict_converter()
