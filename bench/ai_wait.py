@@ -16,7 +16,7 @@ says it is asked, no dialog open) — counted only when the battle went on in be
 (no bidding round between the two turns). The bench prints every game's waits, then
 the median, the 90th percentile (nearest rank) and the mean over all games.
 
-Wall-clock figures, at the mercy of other work on the machine (the README quotes them
+Wall-clock figures, at the mercy of other work on the machine (docs/MEASURED.md quotes them
 with the load they were taken under). `H` stands in for a player who answers at once:
 its own thinking (the normal AI's hint) is not counted as waiting, as it comes after
 the player's turn was asked.

@@ -236,7 +236,7 @@ def _toml_value(v: Any) -> str:
 
 def to_toml(values: dict[str, Any]) -> str:
     """`values` (bare keys; strings, numbers, booleans, lists of them) as TOML."""
-    lines = ["# TACTICAL settings (written by the game; see README \"Settings\")"]
+    lines = ["# TACTICAL settings (written by the game; see docs/PLAYING.md \"Settings\")"]
     for key, v in values.items():
         lines.append(f"{key} = {_toml_value(v)}")
     return "\n".join(lines) + "\n"

@@ -194,8 +194,8 @@ def test_a_save_and_a_scenario_over_their_caps(tmp_path):
     assert MAX_CARD_BYTES == 2 * 1024 * 1024
 
 
-def test_the_caps_are_in_the_readme():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_caps_are_in_the_docs():
+    readme = (ROOT / "docs" / "PLAYING.md").read_text(encoding="utf-8")    # "Files and limits" (issue 33: moved from the README)
     for line in ("| card data (`rules.cards.MAX_CARD_BYTES`) | 2 MB |",
                  "| save or replay (`tactical_tui.table.saves.MAX_BYTES`) | 8 MB |",
                  "| scenario (`tactical_tui.tools.scenario.MAX_SCENARIO_BYTES`) | 1 MB |"):

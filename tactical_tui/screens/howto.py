@@ -307,7 +307,7 @@ Knock-outs and VP
 
 設定
   言語・AIの間・新しいゲームの人数と席・初めてのゲーム・テーマは
-  設定ファイルに保存され、次回もそのまま始まります（README「設定」）。
+  設定ファイルに保存され、次回もそのまま始まります（docs/PLAYING.md）。
   コマンドラインの --lang や --ai-delay は設定より優先です。
 
 この画面: ←→ または Tab でページ切替、数字キーでページへ、Esc で閉じる""",
@@ -327,11 +327,11 @@ In a game
 Settings
   The language, the AI pause, a new game's players and seats, first-game
   mode and the theme are kept in the settings file and used next time
-  (README "Settings"). The options --lang and --ai-delay override them.
+  (docs/PLAYING.md). The options --lang and --ai-delay override them.
 
 Here: ←→ or Tab turn the page, a number key jumps to a page, Esc closes""",
     },
-    # The strength sentences: measured (README "AI strength, measured", issue 34).
+    # The strength sentences: measured (docs/MEASURED.md "AI strength, measured", issue 34).
     "levels": {
         "ja": """\
 AIのレベル（席ごとに選べます。数字はAI同士の対戦で計測）

@@ -30,7 +30,7 @@ from tactical_tui.table.seeds import SEED_LIMIT
 
 FORMAT = 1
 # The largest save or replay file read: a save is a few dozen KB; anything larger is not a
-# save and is refused before it is read (README "Files and limits").
+# save and is refused before it is read (docs/PLAYING.md "Files and limits").
 MAX_BYTES = 8 * 1024 * 1024
 _ACTIONS = {t.__name__: t for t in ACTION_TYPES}
 _conv = cattrs.Converter(forbid_extra_keys=True)   # writing; reading uses _strict (below)

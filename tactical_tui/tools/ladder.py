@@ -29,7 +29,7 @@ from tactical_tui.text.safe import as_text
 
 DEFAULT_LEVELS = ("random", "easy", "normal", "hard")
 DEFAULT_PLAYERS = (3, 4, 5)
-HARD_SIMS = 28          # bench/ai_hard.py's cap (README: the hard player after the rule changes)
+HARD_SIMS = 28          # bench/ai_hard.py's cap (docs/MEASURED.md: the hard player after the rule changes)
 
 _CARDS = None
 
