@@ -84,6 +84,8 @@ class ScenarioError(Exception):
 
 
 def error_at(path: object, place: str, problem: str) -> ScenarioError:
+    """The ScenarioError for `problem` at `place` (e.g. "[battle], round") of
+    the file `path`."""
     return ScenarioError(f"{path}: {place}: {problem}" if place else f"{path}: {problem}")
 
 

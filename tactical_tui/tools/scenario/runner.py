@@ -467,6 +467,8 @@ def _legal_problem(mode: str, wanted: list[dict], actual: list[dict]) -> Optiona
     return None
 
 
+# =========================================================================== the command
+
 def check(paths: Iterable[str], explain: bool = False, lang: str = "en",
           out: Optional[TextIO] = None) -> int:
     """`tactical check`: one line per scenario, a diff for each failure, then
