@@ -101,7 +101,7 @@ def test_perft_counts_by_hand():
 def test_a_perft_too_big_fails_clearly(tmp_path):
     path = variant(tmp_path, "perft-turn-sequences.toml", "perft = 3\nuntil = \"TurnEnded\"\ncount = 8",
                    "perft = 8\ncount = 8")
-    import tactical_tui.tools.scenario as S
+    import tactical_tui.tools.scenario.runner as S
     old = S.PERFT_NODES
     S.PERFT_NODES = 500
     try:
@@ -115,7 +115,7 @@ def test_the_perfts_of_one_scenario_share_a_budget(tmp_path, monkeypatch):
     """A file of 20 maximal perfts took 22 s (a 1 MB file could hold hours of them): the
     perfts of one scenario visit at most PERFT_SCENARIO_NODES positions in all; the
     others fail at once with a message saying why."""
-    import tactical_tui.tools.scenario as S
+    import tactical_tui.tools.scenario.runner as S
     many = "perft = 3\nuntil = \"TurnEnded\"\ncount = 8\n" + \
         "".join("\n[[expect]]\nat = 0\nperft = 3\nuntil = \"TurnEnded\"\ncount = 8\n"
                 for _ in range(5))
