@@ -42,7 +42,7 @@ RT = {
                    "e write this position as a scenario file\n"
                    "?/F1 this help  q quit"},
 }
-# the export key's messages live with the exporter (tactical_tui/tools/scenario.py EXPORT_TEXT)
+# the export key's messages live with the exporter (tactical_tui/tools/scenario/export.py EXPORT_TEXT)
 
 
 def rt(key: str, lang: str, **kw) -> str:
