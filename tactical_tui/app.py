@@ -916,7 +916,7 @@ class TacticalApp(App):
             if not visible(entry.event, self.viewer if seat is None else seat):
                 return None
             return d.describe(entry.event)
-        if getattr(entry, "chat", None) is not None:    # a chat line (lobby.ChatEntry)
+        if getattr(entry, "chat", None) is not None:    # a chat line (net.remote.ChatEntry)
             return entry.chat
         if entry.reason is not None:
             from ai.explain import reason_text

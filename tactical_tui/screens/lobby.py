@@ -163,7 +163,6 @@ def back_to_lobby(app) -> None:
     app.reset_to(localized(LobbyScreen, app.lang)())
 
 
-
 # ---------------------------------------------------------------------------- connection
 
 def _status(app, status: str, retry_in: Optional[float]) -> None:
