@@ -115,6 +115,7 @@ class TacticalApp(App):
         widechars.apply()                # wide characters whole across widgets' edges (Textual #6357)
         self._join = join                # (host, port, name[, unix socket]): `tactical join`, the lobby first
         self.session = None              # net.remote.Session of `tactical join`
+        self.net = None                  # screens.netstatus.NetStatus of `tactical join` (its lobby's)
         from tactical_tui.settings import Store
         self.store = store if store is not None else Store()   # settings; kept when from a file
         self._resume = resume            # a save file to open at start ("" = the last game)
@@ -679,7 +680,7 @@ class TacticalApp(App):
                                          # the final standings, issue 32)
         self.shown_phase = phase
         if self.session is not None:     # a seat (or a spectator) of a server's table
-            from tactical_tui.screens.lobby import remote_screen
+            from tactical_tui.screens.remote import remote_screen
             kind = remote_screen(phase, self.viewer)
         else:
             kind = phase_screens()[phase]
@@ -746,7 +747,7 @@ class TacticalApp(App):
 
         def refused(result) -> None:
             if self.session is not None and net_refusal(result.code):   # a server's own
-                from tactical_tui.screens.lobby import words
+                from tactical_tui.screens.networds import words
                 reason = words(result.code, result.params, self.lang)
             elif result.code in TABLE_REFUSALS:
                 seat = result.params.get("seat")
@@ -813,7 +814,7 @@ class TacticalApp(App):
             if key in TUI:
                 self.notify(t(key, self.lang, **params))
             else:                                     # a server's own refusal
-                from tactical_tui.screens.lobby import words
+                from tactical_tui.screens.networds import words
                 self.notify(words(result.code, result.params, self.lang))
 
         def applied() -> None:
@@ -915,7 +916,7 @@ class TacticalApp(App):
             if not visible(entry.event, self.viewer if seat is None else seat):
                 return None
             return d.describe(entry.event)
-        if getattr(entry, "chat", None) is not None:    # a chat line (lobby.ChatEntry)
+        if getattr(entry, "chat", None) is not None:    # a chat line (net.remote.ChatEntry)
             return entry.chat
         if entry.reason is not None:
             from ai.explain import reason_text

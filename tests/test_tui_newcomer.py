@@ -251,7 +251,7 @@ def test_text_is_whole_at_80_columns(lang, tmp_path):
     import asyncio
     import tactical_tui.app as appmod
     from textual.widgets import Static
-    from tactical_tui.screens.lobby import SpectatorScreen, remote_screen
+    from tactical_tui.screens.remote import SpectatorScreen, remote_screen
     from tactical_tui.screens.game import BattleScreen, BuildScreen
     from tactical_tui.widgets.base import localized
     from tui_app import screen_text
