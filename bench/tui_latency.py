@@ -180,7 +180,7 @@ async def battle_app(save_path: Path, lang: str, extra, stack, wait: float):
     """An app on the battle screen of the saved game, seat 1 to act (its log lengthened
     by the entries `extra`, if given), with its Pilot; the app runs until `stack` closes."""
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.screens.battle import BattleScreen
     app = TacticalApp(lang=lang, ai_delay=0.0, resume=str(save_path), autosave=False)
     pilot = await stack.enter_async_context(app.run_test(size=(80, 24)))
     for _ in range(500):

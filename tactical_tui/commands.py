@@ -272,6 +272,7 @@ def localize_palette_key(app) -> None:
     import dataclasses
     from tactical_tui.text.i18n import t
     try:
+        # private: no public API changes a binding's description (App.bind only adds one)
         table = app._bindings.key_to_bindings
         key = app.COMMAND_PALETTE_BINDING
         table[key] = [dataclasses.replace(b, description=t("key.palette", app.lang))

@@ -190,7 +190,8 @@ def test_in_a_game_how_to_play_names_your_guild_and_the_game_waits():
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_draft_and_bid_screens_show_your_guild(lang):
-    from tactical_tui.screens.game import BidScreen, DraftScreen
+    from tactical_tui.screens.bid import BidScreen
+    from tactical_tui.screens.draft import DraftScreen
 
     async def run():
         app = make_app(lang, seed=11, quick=True)

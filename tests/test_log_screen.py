@@ -144,7 +144,7 @@ def battle_entries(seed: int) -> list:
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_opening_a_long_log_describes_nothing_and_breaks_only_the_lines_in_view(lang, monkeypatch):
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.screens.battle import BattleScreen
     from tactical_tui.widgets.base import LogScreen
 
     async def run():

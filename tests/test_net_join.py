@@ -18,7 +18,8 @@ from tactical_tui.app import TacticalApp
 from tactical_tui.net import wire
 from tactical_tui.net.protocol import check_server_message
 from tactical_tui.net.remote import Session
-from tactical_tui.screens.game import GameOverScreen, GameScreen
+from tactical_tui.screens.game import GameScreen
+from tactical_tui.screens.gameover import GameOverScreen
 from tactical_tui.table.live import Applied, GameTable, LiveTable, Refused, SeatSetup
 from tui_app import dialog_open, screen_text
 

@@ -257,7 +257,7 @@ def test_a_solo_game_says_each_failed_autosave_and_when_saving_works_again(tmp_p
     the same problem), and that saving works again."""
     from tactical_tui.table import saves
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens.game import DraftScreen
+    from tactical_tui.screens.draft import DraftScreen
     from test_tui_input import quiet, until as until_ui
     monkeypatch.setenv("TACTICAL_SAVE_DIR", str(tmp_path / "saves"))
     full = {"on": False}

@@ -12,7 +12,7 @@ from rich.segment import Segment
 from textual.filter import Monochrome, NoColor
 
 from rules import actions as A
-from tactical_tui.screens.game import BattleScreen
+from tactical_tui.screens.battle import BattleScreen
 from tactical_tui.settings import Settings, Store
 from tui_app import dialog_open, human_turn, settle
 

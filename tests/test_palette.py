@@ -175,7 +175,7 @@ def test_japanese_palette_finds_commands_by_their_english_name():
 
 
 def test_language_switch_in_a_game_redraws_the_phase_screen_and_play_goes_on():
-    from tactical_tui.screens.game import DraftScreen
+    from tactical_tui.screens.draft import DraftScreen
 
     async def run():
         app = make_app("en", quick=True)

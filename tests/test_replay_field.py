@@ -12,7 +12,7 @@ from ai import RandomPlayer
 from rules import Config, apply, legal_actions, new_game, observe
 from rules.cards import default_cards
 from tactical_tui.screens.replay import ReplayApp, ReplayScreen, field_map
-from tactical_tui.screens.game import seat_mark
+from tactical_tui.screens.battle import seat_mark
 from tactical_tui.widgets.base import localized
 from tui_app import screen_text
 

@@ -182,7 +182,7 @@ async def _visit(app, pilot, seen: dict) -> None:
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_app_shows_hostile_card_names_on_every_screen(evil, lang):
     from tactical_tui.app import TacticalApp
-    from tactical_tui.screens.game import GameOverScreen
+    from tactical_tui.screens.gameover import GameOverScreen
     from tui_app import dialog_open, human_turn, settle
 
     async def run():

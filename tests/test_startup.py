@@ -286,7 +286,7 @@ def test_cache_folder_from_environment_or_platformdirs(monkeypatch, tmp_path):
 @pytest.mark.parametrize("kind", ["garbage", "truncated", "wrong_hash", "directory", "fifo"])
 def test_game_starts_with_a_damaged_cache(tmp_path, monkeypatch, kind):
     """The app's shipped card set through a damaged cache entry: Quick game deals."""
-    from tactical_tui.screens.game import DraftScreen
+    from tactical_tui.screens.draft import DraftScreen
     from tui_app import make_app
     folder = tmp_path / "cache"
     monkeypatch.setenv("TACTICAL_CACHE_DIR", str(folder))

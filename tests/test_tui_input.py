@@ -32,7 +32,10 @@ from tactical_tui.app import TacticalApp
 from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, to_json
 from textual.widgets import OptionList
 
-from tactical_tui.screens.game import BattleScreen, BidScreen, BuildScreen, DraftScreen
+from tactical_tui.screens.battle import BattleScreen
+from tactical_tui.screens.bid import BidScreen
+from tactical_tui.screens.build import BuildScreen
+from tactical_tui.screens.draft import DraftScreen
 from tactical_tui.table.live import GameTable
 from tactical_tui.widgets.base import ChoiceScreen, KeyGate
 from tui_app import make_app

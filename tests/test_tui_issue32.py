@@ -213,7 +213,7 @@ def test_language_there_and_back_leaves_the_locale_deciding(locale, tmp_path, mo
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_details_with_no_card_under_the_cursor_says_so(lang):
     """`d` where no card is under the cursor (the battle's rows) did nothing, silently."""
-    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.screens.battle import BattleScreen
     from test_tui_table import _until
 
     async def run():
@@ -461,7 +461,8 @@ def test_no_toast_covers_the_log_or_the_help_and_it_comes_back_after(lang):
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_the_game_over_screen_starts_without_the_last_turns_toasts(lang):
     """A recap or hint of the last turn stayed on top of the final standings."""
-    from tactical_tui.screens.game import BattleScreen, GameOverScreen
+    from tactical_tui.screens.battle import BattleScreen
+    from tactical_tui.screens.gameover import GameOverScreen
     from test_tui_table import _until
 
     async def run():
@@ -510,7 +511,7 @@ def test_f_skips_the_ai_pauses_to_the_players_next_turn_and_nothing_is_lost(lang
     """With a 1000-second AI pause, `f` while the AI seats play brings the player's next
     battle decision at once (the table's `hurry` ends there); the seat's log holds every
     event the table's log has for it, and the recap tells the damage taken."""
-    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.screens.battle import BattleScreen
     from test_tui_table import _until
 
     async def run():

@@ -158,7 +158,7 @@ def test_escape_and_a_letter_in_one_read_arrive_as_one_alt_key():
 
 def on_details(lang: str, body) -> None:
     """Run `body(app, pilot)` with a card's details open over the quick game's draft."""
-    from tactical_tui.screens.game import DraftScreen
+    from tactical_tui.screens.draft import DraftScreen
     from test_tui_input import asked, quiet
 
     async def run():

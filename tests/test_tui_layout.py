@@ -22,8 +22,11 @@ from rules.cards import load_cards
 from rules.build import final_stats
 from tactical_tui.screens.help import help_text
 from tactical_tui.text.i18n import NO_END, NO_START, TUI, Wrapped, break_lines, clip, pad, t
-from tactical_tui.screens.game import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
-                                  GameOverScreen, seat_mark)
+from tactical_tui.screens.battle import BattleScreen, seat_mark
+from tactical_tui.screens.bid import BidScreen
+from tactical_tui.screens.build import BuildScreen
+from tactical_tui.screens.draft import DraftScreen
+from tactical_tui.screens.gameover import GameOverScreen
 from tactical_tui.text.catalog import Describer
 from tactical_tui.widgets.base import localized
 from tui_app import dialog_open, human_turn, make_app, screen_text, settle
@@ -423,7 +426,7 @@ def test_a_knocked_out_seat_row_stays_one_line(lang):
     """The battle's seat rows (BattleScreen.seats_text) at the worst figures — two-digit
     mana, a knocked-out seat — are one line each within the panel, the mark kept."""
     from types import SimpleNamespace as NS
-    from tactical_tui.screens.game import SEAT_ROW
+    from tactical_tui.screens.battle import SEAT_ROW
     race = SHIPPED.races[0].id
     seats = [NS(seat=i, hp=0 if i == 1 else 6, mana=10, vp=4, unluck=2, area=None if i == 1 else 3,
                 knocked_out=i == 1, race=race, equipped=()) for i in range(5)]

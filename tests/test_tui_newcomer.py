@@ -78,7 +78,7 @@ def test_an_attack_card_is_one_row_and_its_range_is_asked_next(lang, tmp_path):
     import asyncio
     from rules import actions as A
     from textual.widgets import OptionList, Static
-    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.screens.battle import BattleScreen
     from tui_app import settle
     later = {"en": "range later", "ja": "距離は後で"}[lang]
     step = {"en": "Declare the range and skills", "ja": "距離のスキルと使うスキルを宣言"}[lang]
@@ -252,7 +252,8 @@ def test_text_is_whole_at_80_columns(lang, tmp_path):
     import tactical_tui.app as appmod
     from textual.widgets import Static
     from tactical_tui.screens.remote import SpectatorScreen, remote_screen
-    from tactical_tui.screens.game import BattleScreen, BuildScreen
+    from tactical_tui.screens.battle import BattleScreen
+    from tactical_tui.screens.build import BuildScreen
     from tactical_tui.widgets.base import localized
     from tui_app import screen_text
 
@@ -291,7 +292,7 @@ def test_the_battle_seats_panel_names_every_player_whole(lang, tmp_path):
     the seat as the field marks it: "③ hanako12"; the figures stay whole."""
     import asyncio
     from textual.widgets import Static
-    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.screens.battle import BattleScreen
 
     async def run():
         app = _saved_when(tmp_path, 6, lambda table: table.state.phase == "battle"
@@ -323,7 +324,7 @@ def test_the_drafts_guild_line_says_what_every_trait_does(lang):
     import asyncio
     from textual.widgets import Static
     from tactical_tui.screens.howto import SHORT, TIGHT, guild_line
-    from tactical_tui.screens.game import DraftScreen
+    from tactical_tui.screens.draft import DraftScreen
     from tui_app import screen_text
 
     async def run():
@@ -355,7 +356,8 @@ def test_under_a_dialog_the_old_phases_board_is_hidden_once_the_table_moves_on(l
     moment between the dialog closing and the build's screen coming up."""
     import asyncio
     from textual.widgets import Footer, Static
-    from tactical_tui.screens.game import BidScreen, BuildScreen
+    from tactical_tui.screens.bid import BidScreen
+    from tactical_tui.screens.build import BuildScreen
     from tui_app import dialog_open, settle
     build = {"en": "The build", "ja": "ビルド"}[lang]
 

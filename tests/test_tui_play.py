@@ -9,7 +9,8 @@ import pytest
 
 from rules.cards import load_cards
 from tactical_tui.text.i18n import t
-from tactical_tui.screens.game import BattleScreen, BuildScreen
+from tactical_tui.screens.battle import BattleScreen
+from tactical_tui.screens.build import BuildScreen
 
 SHIPPED = load_cards()
 

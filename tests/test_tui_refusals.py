@@ -8,7 +8,7 @@ import asyncio
 
 from rules import IllegalAction, apply
 from rules.actions import EndTurn, Pick
-from tactical_tui.screens.game import DraftScreen
+from tactical_tui.screens.draft import DraftScreen
 from tui_app import human_turn, make_app
 
 

@@ -10,8 +10,11 @@ import asyncio
 import pytest
 from textual.screen import ModalScreen
 
-from tactical_tui.screens.game import (BattleScreen, BidScreen, BuildScreen, DraftScreen,
-                                  GameOverScreen)
+from tactical_tui.screens.battle import BattleScreen
+from tactical_tui.screens.bid import BidScreen
+from tactical_tui.screens.build import BuildScreen
+from tactical_tui.screens.draft import DraftScreen
+from tactical_tui.screens.gameover import GameOverScreen
 from tui_app import dialog_open, human_turn, make_app, screen_text, settle
 
 

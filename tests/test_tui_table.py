@@ -11,7 +11,9 @@ import pytest
 
 from rules import actions as A
 from tactical_tui.app import TacticalApp
-from tactical_tui.screens.game import BattleScreen, BuildScreen, GameOverScreen
+from tactical_tui.screens.battle import BattleScreen
+from tactical_tui.screens.build import BuildScreen
+from tactical_tui.screens.gameover import GameOverScreen
 from tactical_tui.widgets.base import TextScreen
 from tui_app import dialog_open, human_turn, screen_text, settle
 

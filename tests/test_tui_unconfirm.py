@@ -15,7 +15,7 @@ from rules import Config, apply, observe, pending
 from rules import new_game
 from tactical_tui.app import TacticalApp
 from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, to_json
-from tactical_tui.screens.game import BuildScreen
+from tactical_tui.screens.build import BuildScreen
 from tactical_tui.table.live import GameTable
 from tui_app import screen_text
 

@@ -43,7 +43,9 @@ PRELOAD = ("textual.app", "textual.widgets", "textual.drivers.linux_driver", "te
            "rich.console", "rules", "rules.cards", "ai", "tactical_tui.cli",
            "tactical_tui.app", "tactical_tui.screens.lobby", "tactical_tui.text.catalog",
            "tactical_tui.net.remote", "tactical_tui.net.client", "tactical_tui.net.wire",
-           "tactical_tui.screens.game", "tactical_tui.table.live")
+           "tactical_tui.screens.game", "tactical_tui.screens.draft", "tactical_tui.screens.bid",
+           "tactical_tui.screens.build", "tactical_tui.screens.battle",
+           "tactical_tui.screens.gameover", "tactical_tui.table.live")
 
 
 # ------------------------------------------------------------------ the zygote's side

@@ -54,7 +54,7 @@ def field_map(state: GameState, lang: str) -> Text:
     battle screen's own `BattleScreen.field_text`, for a view of no seat (no "@", no
     attack area highlighted); a knocked-out seat stands nowhere."""
     from types import SimpleNamespace
-    from tactical_tui.screens.game import BattleScreen
+    from tactical_tui.screens.battle import BattleScreen
     seats = [SimpleNamespace(seat=i, area=None if s.knocked_out else s.area)
              for i, s in enumerate(state.seats)]
     view = SimpleNamespace(obs=SimpleNamespace(seats=seats), seat=-1, lang=lang,

@@ -300,6 +300,7 @@ class Guarded:
             if k == key and len(rest) == 3 and rest[2] and action not in IMMEDIATE:
                 await self.app.run_action(action, self)
                 return
+        # private: no public equivalent (simulate_key re-posts the key here; active_bindings: no fall-through)
         await self.app._check_bindings(key)
 
     def action_ordered_key(self, key: str) -> None:
