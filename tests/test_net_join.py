@@ -402,7 +402,7 @@ def _in_game(app) -> bool:
     """A phase screen is up and mounted (a test that ends the app while the screen is
     still mounting would see it torn down half-drawn)."""
     return isinstance(app.screen, GameScreen) and app.screen.latest is not None \
-        and app.screen._ready
+        and app.screen.ready
 
 
 async def _sit_and_watch(alice, pa, carol, pc) -> None:
@@ -877,7 +877,7 @@ def test_the_game_over_standings_show_the_players_names_whole(lang):
             over = localized(GameOverScreen, lang)(0, "over")
             over.latest = app.feeds[0].latest
             app.push_screen(over)
-            await _wait(pilot, lambda: over._ready)
+            await _wait(pilot, lambda: over.ready)
             body = str(over.query_one("#standings").render())
             seat = "Seat " if lang == "en" else "席"
             assert f"{seat}3·AI carolina VP 0" in body and f"{seat}2 bo " in body

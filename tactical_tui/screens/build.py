@@ -67,7 +67,7 @@ class BuildScreen(GameScreen):
     def check_action(self, action: str, parameters) -> bool | None:
         """The Footer shows `w` (take the confirmation back) on the waiting view only, and
         hides the editing keys there."""
-        if self.latest is None or not self._ready:
+        if self.latest is None or not self.ready:
             return action != "unconfirm"
         if action == "unconfirm":
             return self.waiting()

@@ -84,7 +84,7 @@ def log_note(app, remote, line: str) -> None:
     if feed is not None:
         feed.log.append(entry)
     scr = app.viewer_screen()
-    if scr is not None and scr.is_attached and getattr(scr, "_ready", False):
+    if scr is not None and scr.is_attached and getattr(scr, "ready", False):
         scr.sync_log()
 
 

@@ -112,12 +112,12 @@ class GameScreen(BaseScreen):
         u = self.latest
         return None if u is None or u.asked_at is None else (u.asked_at, u.turn.kind)
 
-    _ready = False
+    ready = False
 
     def on_mount(self) -> None:
         if self.app.leaving:             # the app is shutting down (a signal): draw nothing
             return
-        self._ready = True
+        self.ready = True
         self.sync_log()
         self.refresh_view()
 
@@ -129,7 +129,7 @@ class GameScreen(BaseScreen):
 
     def update_view(self) -> None:
         """Refresh once the screen is mounted (it refreshes itself on mount)."""
-        if self._ready and not self.app.leaving and self.is_attached:
+        if self.ready and not self.app.leaving and self.is_attached:
             self.sync_log()
             self.refresh_view()
 
@@ -205,7 +205,7 @@ class GameScreen(BaseScreen):
         screen while the seats already build): the board beneath stays the old phase's
         (it is replaced when the dialog closes), its top bar says what the table is at —
         the phase, and whose decision it is and what."""
-        if not self._ready or self.app.leaving or not self.is_attached:
+        if not self.ready or self.app.leaving or not self.is_attached:
             return
         from tactical_tui.text.catalog import ui
         keep, self.latest = self.latest, update
