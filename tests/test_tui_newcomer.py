@@ -331,7 +331,7 @@ def test_the_drafts_guild_line_says_what_every_trait_does(lang):
         app = _app(lang, 6)
         async with app.run_test(size=(80, 24)) as pilot:
             await _play_until(app, pilot, lambda: isinstance(app.screen, DraftScreen)
-                              and app.screen._ready)
+                              and app.screen.ready)
             await pilot.pause(0.1)
             scr = app.screen
             side = scr.query_one("#info", Static)
@@ -368,7 +368,7 @@ def test_under_a_dialog_the_old_phases_board_is_hidden_once_the_table_moves_on(l
                               and app.table.state.bidding is not None
                               and app.table.state.bidding.round == 3
                               and app.table.human_to_act() == 0 and not dialog_open(app)
-                              and app.screen.my_turn() and app.screen._ready)
+                              and app.screen.my_turn() and app.screen.ready)
             await pilot.pause(0.05)
             await settle(app, pilot, "p")             # the last round: the AIs go on …
             assert app.table.human_to_act() != 0
