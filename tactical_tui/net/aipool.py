@@ -80,6 +80,8 @@ def unpack(blob: bytes) -> Any:
 
 
 def choose(player: Any, obs: Any) -> tuple:
+    """The player's (action, reason) for its seat's observation `obs` (reason None for
+    a player that does not explain)."""
     if hasattr(player, "choose_explained"):
         return player.choose_explained(obs, obs.legal)
     return player.choose(obs, obs.legal), None

@@ -32,6 +32,9 @@ CHAT_BURST = (8, 10.0)        # at most 8 chat lines in 10 seconds per connectio
 
 
 class Connection:
+    """A client of the server, from its hello to its end (module docstring): its name
+    and language, its tables (seat or watching), its bounds."""
+
     def __init__(self, server: "Server", reader: asyncio.StreamReader,
                  writer: asyncio.StreamWriter) -> None:
         self.server, self.reader, self.writer = server, reader, writer
@@ -45,7 +48,7 @@ class Connection:
         self.chats = P.ErrorBudget(*CHAT_BURST)
         self.closing = False
         self.sent = 0                                   # frames (the bench counts them)
-        self.key: Optional[str] = None                  # its peer (Server.peer_key)
+        self.key: Optional[str] = None                  # its peer (limits.peer_key)
         self.bucket = bucket(server.rate, server.clock)  # its requests a second
         self.peer_bucket: Optional[TokenBucket] = None  # its peer's (Server._serve)
         self.started = self.heard = time.monotonic()    # when it came, its last frame

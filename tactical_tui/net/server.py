@@ -17,7 +17,7 @@ turns in the pool (`think`), and the tables' life: made, resumed from the folder
 finished, archived, retired, their saves synced. The rest of the server is in:
 
 - connection.py: one connection (its frames, its bounds, the hello);
-- tables.py: a table as the host runs it (HostedTable, its seats, NetLive);
+- tables.py: a table as the host runs it (HostedTable, NetLive), seats.py its seats;
 - persist.py: the host's folder and a table's files (Saver, NetGame, the sidecar);
 - limits.py: token buckets, peers, fair refusals, the log a flood cannot flood;
 - aipool.py: the AI's process pool (pack, decide, AIQueue);
@@ -53,8 +53,8 @@ from tactical_tui.net.limits import (LOCAL, PEER_LOG_EVERY, PeerLog, RateLimited
 from tactical_tui.net.persist import (META_FORMAT, SYNC_EVERY, FolderProblem, NetGame,
                                       fsync_all, lock_folder, move_table_files, new_table_id)
 # (FolderProblem: what lock_folder raises — for the callers of Server.lock_folder)
-from tactical_tui.net.tables import (REQUESTS as TABLE_REQUESTS, HostedTable, Slot, hash_secret,
-                                     new_code, secret_matches)
+from tactical_tui.net.seats import Slot, hash_secret, new_code, secret_matches
+from tactical_tui.net.tables import REQUESTS as TABLE_REQUESTS, HostedTable
 
 log = logging.getLogger("tactical.host")
 

@@ -1,22 +1,12 @@
 """A table as the table server runs it (issue 17, issue 31, docs/PROTOCOL.md): a
-`HostedTable` — its seats (`Slot`: open, a player's, an AI's; who holds it, the token's
-hash, the grace before the takeover AI plays a dropped seat), its watchers, waiting for
-its players and started by its owner (`setup`, `start_by`, `begin`), the requests a
+`HostedTable` — its seats (seats.py: `Slot`, open, a player's, an AI's; its token,
+kept hashed; the grace before the takeover AI plays a dropped seat), its watchers,
+waiting for its players and started by its owner (`setup`, `start_by`, `begin`), the requests a
 table answers (REQUESTS: join, watch, submit, undo, end by agreement, start, setup), the
 takeover AI and the turn clock (`_drive`), and what its players are told (`seats`,
 the spectators' one shared feed). Its game is a `NetGame` (persist.py) run by a
 `NetLive`: a LiveTable whose AI seats think through the server's pool and that tells
 the table of every change.
-
-Seats: joining an open seat gives a token (32 random bytes, URL-safe base64; only its
-sha256 is kept, on disk too: `hash_secret`), the only thing that acts for the seat and
-takes it back after a reconnect. A private table has a short join code (`new_code`,
-kept hashed as well). When a seated connection drops, the seat is `disconnected`; after
-the table's grace an AI of its takeover level plays it (`ai_takeover`); the token hands
-it back at the seat's next decision (at once when no takeover decision is being
-computed, else as soon as that one is made). With a turn clock, a human decision not
-made in time is made by the takeover AI, that one decision (open seats included: no
-table waits for ever on a clock).
 
 The table reaches its server (the Server of server.py, passed in) for its fields and
 for `think`, `guessing`, `wrong_code`, `retire`, `archive`, `finished`; its connections
@@ -26,8 +16,6 @@ for `think`, `guessing`, `wrong_code`, `retire`, `archive`, `finished`; its conn
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import itertools
 import logging
 import math
@@ -36,8 +24,6 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from attrs import define
-
 from rules import Config, IllegalAction
 
 from tactical_tui.table.seeds import SEED_LIMIT
@@ -45,24 +31,10 @@ from tactical_tui.table.live import Applied, GameTable, LiveTable, Refused, Seat
 from tactical_tui.net import protocol as P
 from tactical_tui.net.limits import TokenBucket, fair
 from tactical_tui.net.persist import NetGame, Saver, write_sidecar
+from tactical_tui.net.seats import Slot, hash_secret, new_code, secret_matches
 from tactical_tui.net.wire import update_to_wire
 
 log = logging.getLogger("tactical.host")
-
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 6
-
-
-def hash_secret(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def secret_matches(secret: Optional[str], digest: Optional[str]) -> bool:
-    return secret is not None and digest is not None and hmac.compare_digest(hash_secret(secret), digest)
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
 class NetLive(LiveTable):
@@ -120,34 +92,11 @@ class NetLive(LiveTable):
         return Applied(self.version)
 
 
-@define
-class Slot:
-    """One seat of a hosted table: who holds it and how it is played."""
-    kind: str                               # open | human | ai
-    level: Optional[str] = None             # an AI seat's level
-    name: Optional[str] = None
-    token_hash: Optional[str] = None
-    conn: Optional["Connection"] = None
-    sub: Any = None
-    takeover: bool = False                  # the takeover AI plays it now
-    left: bool = False                      # its player left on purpose (not a lost connection)
-    reclaim: bool = False                   # its holder is back: hand it back after the AI's move
-    grace: Any = None                       # the timer that starts the takeover
-
-    @property
-    def status(self) -> str:
-        if self.kind == "ai":
-            return "ai"
-        if self.kind == "open":              # anyone may take it, even while the AI plays it
-            return "open"
-        if self.takeover:
-            return "ai_takeover"
-        if self.conn is not None:
-            return "connected"
-        return "open" if self.kind == "open" else "disconnected"
-
-
 class HostedTable:
+    """One table of the host: its game and live loop, its seats and watchers, its facts
+    (privacy, grace, takeover level, clock, waiting, owner), its save and sidecar, the
+    takeover AI and the clock (module docstring)."""
+
     def __init__(self, server: "Server", table_id: str, game: GameTable, slots: list[Slot],
                  private: bool = False, code_hash: Optional[str] = None, grace: float = 60.0,
                  takeover: str = "normal", clock: Optional[float] = None,
