@@ -1,4 +1,4 @@
-"""The table server's files (docs/PROTOCOL.md "Persistence"): the host's folder
+"""The table server's files (docs/PROTOCOL.md "Saves", "Seats, tokens, takeover"): the host's
 (`host_dir`; `private_folder`: only the host's user may use it, FolderProblem when it
 cannot be the host's; `lock_folder`: one host per folder), a table's save written after
 every action off the event loop (`NetGame`, its `Saver`: in a thread, retried while it
