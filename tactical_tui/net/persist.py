@@ -1,6 +1,6 @@
-"""The table server's files (docs/PROTOCOL.md "Saves", "Seats, tokens, takeover"): the host's
-(`host_dir`; `private_folder`: only the host's user may use it, FolderProblem when it
-cannot be the host's; `lock_folder`: one host per folder), a table's save written after
+"""The table server's files (docs/PROTOCOL.md "Saves", "Seats, tokens, takeover"): the
+host's folder (`host_dir`; `private_folder`: only the host's user may use it,
+FolderProblem when it cannot be the host's; `lock_folder`: one host per folder), a table's save written after
 every action off the event loop (`NetGame`, its `Saver`: in a thread, retried while it
 fails; `fsync_all`: synced with the others every SYNC_EVERY seconds), its sidecar
 `<id>.table.json` (`write_sidecar`: seats' names and token hashes, privacy, grace,
