@@ -1,12 +1,12 @@
 """The table server's files (docs/PROTOCOL.md "Saves", "Seats, tokens, takeover"): the
 host's folder (`host_dir`; `private_folder`: only the host's user may use it,
-FolderProblem when it cannot be the host's; `lock_folder`: one host per folder), a table's save written after
-every action off the event loop (`NetGame`, its `Saver`: in a thread, retried while it
-fails; `fsync_all`: synced with the others every SYNC_EVERY seconds), its sidecar
-`<id>.table.json` (`write_sidecar`: seats' names and token hashes, privacy, grace,
-takeover level, clock — META_FORMAT), a new table's id that no file of the folder has
-(`new_table_id`), and the files of a table that leaves the list moved to `finished/` or
-`retired/` (`move_table_files`).
+FolderProblem when it cannot be the host's; `lock_folder`: one host per folder), a
+table's save written after every action off the event loop (`NetGame`, its `Saver`: in
+a thread, retried while it fails; `fsync_all`: synced with the others every SYNC_EVERY
+seconds), its sidecar `<id>.table.json` (`write_sidecar`: seats' names and token
+hashes, privacy, grace, takeover level, clock — META_FORMAT), a new table's id that no
+file of the folder has (`new_table_id`), and the files of a table that leaves the list
+moved to `finished/` or `retired/` (`move_table_files`).
 
 The folder of tables (`host_dir()/tables`) holds per table `<id>.json`, the save format
 of a local game (tactical_tui/table/saves.py), and `<id>.table.json`. A restarted
