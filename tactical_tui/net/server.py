@@ -90,7 +90,7 @@ MAX_PER_DOOR = 64 + MAX_PER_PEER
 REFUSED_LOG_EVERY = 60.0      # seconds between two log lines about refused connections
 # Requests a second (token buckets, a burst of two seconds' worth): per connection, per
 # peer (all its connections), and this machine's share (every SSH door session's client).
-# A request costs its weight (REQUEST_COST) in tokens.
+# A request costs its weight (limits.REQUEST_COST) in tokens.
 RATE = 20.0
 PEER_RATE = 50.0
 LOCAL_RATE = 400.0
@@ -150,7 +150,7 @@ class Server:
     door_server: Any = None                   # the Unix socket of the SSH door's sessions
     door_path: Optional[Path] = None
     _lock: Any = None
-    unsynced: set = field(factory=set)       # saves written since the last fsync
+    unsynced: set = field(factory=set)        # saves written since the last fsync
     _sync_task: Any = None
 
     # ------------------------------------------------------------ start, stop
