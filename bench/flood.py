@@ -329,14 +329,16 @@ async def _creates(src: Path, conns: int, each: int, peer: str) -> None:
 async def _ai(src: Path, tables: int, seconds: float) -> None:
     sys.path.insert(0, str(src))
     from tactical_tui.net import server as S
+    from tactical_tui.net.aipool import make_executor
+    from tactical_tui.net.tables import NetLive
     folder = Path(tempfile.mkdtemp(prefix="flood-ai-"))
     # (this tree's limits on creating tables are lifted here: the tables are the load)
     kw = dict(tables_per_local=1000, rate=0, local_rate=0) if hasattr(S, "TABLES_PER_LOCAL") else {}
     server = S.Server(folder, ai_delay=0, max_tables=tables + 10, **kw)
-    server.executor = S.make_executor(1, None)
+    server.executor = make_executor(1, None)
     waits: list = []
     played: list = []
-    think = S.NetLive._think
+    think = NetLive._think
 
     async def timed(self, seat, obs):
         t0 = time.monotonic()
@@ -344,7 +346,7 @@ async def _ai(src: Path, tables: int, seconds: float) -> None:
         if self.hosted.id in played:
             waits.append(time.monotonic() - t0)
         return out
-    S.NetLive._think = timed
+    NetLive._think = timed
     _, port = await server.start("127.0.0.1", 0)
     try:
         hard = [{"kind": "ai", "level": "hard"}] * 3

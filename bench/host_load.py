@@ -85,7 +85,8 @@ async def watchers(port: int, tables: list[str], n: int, seconds: float) -> dict
 
 async def serve(args) -> None:
     from tactical_tui.net import protocol as P
-    from tactical_tui.net.server import Server, make_executor
+    from tactical_tui.net.aipool import make_executor
+    from tactical_tui.net.server import Server
     folder = Path(tempfile.mkdtemp(prefix="host_load."))
     server = Server(folder, ai_delay=0, executor=make_executor(args.workers, None),
                     max_tables=args.tables,

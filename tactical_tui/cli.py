@@ -409,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
             return ladder_cli(args.games, args.ladder_seed, args.levels, args.ladder_players,
                               args.jobs, args.sims, args.log)
         if args.command == "host":
-            from tactical_tui.net.server import host_cli
+            from tactical_tui.net.host import host_cli
             return host_cli(args, args.sub_lang or lang)
         if args.command == "replay":
             lang = args.sub_lang or lang

@@ -19,7 +19,9 @@ import socket
 import pytest
 
 from tactical_tui.net import protocol as P
-from tactical_tui.net.server import LOCAL, AIQueue, PeerLog, Server, TokenBucket
+from tactical_tui.net.aipool import AIQueue
+from tactical_tui.net.limits import LOCAL, PeerLog, TokenBucket
+from tactical_tui.net.server import Server
 
 from test_net_limits import _until
 from test_net_server import Raw, running
@@ -549,7 +551,8 @@ def test_the_new_refusals_are_said_in_both_languages(code, lang):
 
 def test_tactical_hosts_options_are_the_servers_defaults():
     from tactical_tui.cli import _parser
-    from tactical_tui.net.server import Server, limits
+    from tactical_tui.net.host import limits
+    from tactical_tui.net.server import Server
     args = _parser().parse_args(["host"])
     fields = {a.name: a.default for a in Server.__attrs_attrs__}
     assert limits(args) == {k: fields[k] for k in limits(args)}

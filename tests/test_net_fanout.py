@@ -142,7 +142,7 @@ def test_the_ai_pool_runs_nicer_than_the_host():
     comes first on a busy machine)."""
     import os
 
-    from tactical_tui.net.server import AI_NICE, make_executor
+    from tactical_tui.net.aipool import AI_NICE, make_executor
     pool = make_executor(1, None)
     try:
         assert pool.submit(os.nice, 0).result(WAIT) == min(19, os.nice(0) + AI_NICE)

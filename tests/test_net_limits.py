@@ -13,7 +13,7 @@ import pytest
 from tactical_tui.net import client as C
 from tactical_tui.net import protocol as P
 from tactical_tui.net import server as S
-from tactical_tui.net.server import LOCAL, RateLimited, peer_key
+from tactical_tui.net.limits import LOCAL, RateLimited, peer_key
 
 from test_net_server import Raw, running
 

@@ -18,7 +18,7 @@ import random
 
 import pytest
 
-from tactical_tui.net import server as S
+from tactical_tui.net import persist as S
 from tactical_tui.net.server import Server
 from tactical_tui.net.wire import action_to_wire
 from tactical_tui.table.saves import read as read_save

@@ -27,7 +27,8 @@ from rules import Config, apply, new_game, observe
 from rules.events import visible
 from rules.observe import observe_public
 from tactical_tui.net import protocol as P
-from tactical_tui.net.server import Server, decide, pack, unpack
+from tactical_tui.net.aipool import decide, pack, unpack
+from tactical_tui.net.server import Server
 from tactical_tui.net.wire import action_to_wire, update_from_wire
 
 from hidden import hide_differently
@@ -652,7 +653,7 @@ def test_an_ai_decision_in_a_process_pool_is_the_one_made_here():
 
     from ai import make_player
     from rules.cards import default_cards
-    from tactical_tui.net.server import init_worker
+    from tactical_tui.net.aipool import init_worker
     cards = default_cards()
     state, _ = new_game(Config(players=4), cards, 21)
     obs = observe(state, 1)

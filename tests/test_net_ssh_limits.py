@@ -145,7 +145,7 @@ def test_a_failed_accept_is_one_log_line_a_minute_without_a_traceback(caplog):
     """asyncio's handler logs a traceback for every accept() out of file descriptors
     (up to a hundred a time): the host says it once a minute, with the count."""
     import errno
-    from tactical_tui.net.server import quiet_accept_errors
+    from tactical_tui.net.limits import quiet_accept_errors
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

@@ -317,7 +317,7 @@ def test_a_setup_that_cannot_be_saved_is_refused_and_changes_nothing(tmp_path, m
     """Review of issue 31: a new deal whose save fails, or a sidecar that cannot be
     written, is refused `save_failed` and the table stays as it was — its save and
     sidecar agree on the seats (a disagreement made the next start skip the table)."""
-    from tactical_tui.net import server as S
+    from tactical_tui.net import persist as S
 
     async def run():
         async with running(tmp_path) as (server, port):

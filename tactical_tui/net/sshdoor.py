@@ -317,6 +317,11 @@ def child_env(term: str, lang: str, client: Mapping[str, str] = {},
     return env
 
 
+# The module a session runs, ``python -m SESSION_MODULE … join …`` (the `tactical`
+# command): exec'd, or forked from the zygote, which runs it as ``-m`` would.
+SESSION_MODULE = "tactical_tui.cli"
+
+
 def join_command(table_port: int, host: str = "127.0.0.1",
                  unix_path: Optional[str] = None) -> CommandFor:
     """`command_for` of the door beside a table server: ``tactical join`` to it as NAME,
@@ -326,7 +331,7 @@ def join_command(table_port: int, host: str = "127.0.0.1",
     with ``=`` so that a name starting with ``-`` stays a name.)"""
     def command_for(name: str, lang: str) -> list[str]:
         via = [f"--socket={unix_path}"] if unix_path else []
-        return [sys.executable, "-m", "tactical_tui.cli", f"--lang={lang}", "join",
+        return [sys.executable, "-m", SESSION_MODULE, f"--lang={lang}", "join",
                 f"{host}:{table_port}", *via, f"--name={name}"]
     return command_for
 
@@ -544,8 +549,9 @@ async def serve(host: str, port: int, *, command_for: CommandFor,
     `max_startups` connections wait so, `startups_per_peer` of one peer; one connection
     runs at most `sessions_per_connection` games, one key (an open door: one peer)
     `sessions_per_key`; a terminal is at most `max_size` (columns, rows). With `zygote`,
-    a session's ``tactical_tui.cli`` is forked from a process that imported it once
-    (zygote.py: lighter, and sooner in the lobby); any other command is exec'd. Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
+    a session's ``python -m SESSION_MODULE`` is forked from a process that imported what
+    it needs once (zygote.py: lighter, and sooner in the lobby); any other command is
+    exec'd. Logins need a key of `authorized_keys` (an OpenSSH authorized_keys file),
     or nothing at all with `open_door`; one of the two is required. Raises DoorError
     (with an i18n key) when the keys or the host key cannot be read."""
     if authorized_keys is None and not open_door:
@@ -958,9 +964,9 @@ class _Session(asyncssh.SSHServerSession):
                               self.folder, self.back)
             zygote = self._door.zygote
             if (zygote is not None and zygote.alive
-                    and command[:3] == [sys.executable, "-m", "tactical_tui.cli"]):
+                    and command[:3] == [sys.executable, "-m", SESSION_MODULE]):
                 try:
-                    self.proc = await zygote.spawn(command[3:], child, slave)
+                    self.proc = await zygote.spawn(SESSION_MODULE, command[3:], child, slave)
                 except OSError as exc:
                     log.warning("session of %s: not forked (%s): started anew", self.name, exc)
             if self.proc is None:

@@ -1,6 +1,7 @@
 """A zygote for the SSH front door's sessions (issue 30, capacity): one process that has
-imported `tactical join` (Textual, the app, the rules, the card data) once, and forks a
-session's process from itself, instead of a new Python that imports it all again.
+imported what `tactical join` needs (Textual, the app, the rules, the card data) once,
+and forks a session's process from itself, instead of a new Python that imports it all
+again.
 
 Why: a session's `tactical join` is a Python process of ~47 MB RSS, most of it the
 same modules in every one of them. A forked child shares the zygote's pages until it
@@ -10,12 +11,16 @@ sooner: nothing is imported again.
 
 What a child is, is what the door's exec path makes (sshdoor._CTTY): a session leader
 (setsid) whose controlling terminal is the pty, with the pty as its standard input,
-output and error, the session's environment, and ``tactical_tui.cli.main(argv)`` run in
-it; its exit status is what main returns. The door signals its process group as before
-(killpg). Only the zygote can reap it, so the zygote says when each child ends.
+output and error, the session's environment, and the command the door would have run,
+``python -m MODULE ARGV…``, run in it as Python runs it (`runpy.run_module`, as
+``__main__``; the door's is ``tactical_tui.cli``'s `tactical join`); its exit status is
+the module's. The zygote knows no module of the game by name but those it preloads:
+what a session runs is the door's to say (the command it names). The door signals its
+process group as before (killpg). Only the zygote can reap it, so the zygote says when
+each child ends.
 
 The protocol, on a Unix socket pair between the host and the zygote (JSON, one object a
-line): the host sends ``{"id", "argv", "env"}`` with the pty's slave end attached
+line): the host sends ``{"id", "module", "argv", "env"}`` with the pty's slave end attached
 (SCM_RIGHTS); the zygote answers ``{"id", "pid"}`` (or ``{"id", "error"}``), and
 ``{"exit": pid, "status": n}`` when a child ends (n < 0: killed by signal -n). When the
 host's end closes, the zygote leaves (its children go on until the door hangs them up).
@@ -38,9 +43,13 @@ from typing import Optional
 
 log = logging.getLogger("tactical.ssh")
 
-# What `tactical join` imports on its way to the lobby and the table screens.
+# What `tactical join` imports on its way to the lobby and the table screens: the
+# `tactical` command's own imports, then the app's (the command module itself is run
+# anew in each child, as ``python -m`` runs it: a few milliseconds, its code cached).
 PRELOAD = ("textual.app", "textual.widgets", "textual.drivers.linux_driver", "textual.screen",
-           "rich.console", "rules", "rules.cards", "ai", "tactical_tui.cli",
+           "rich.console", "rules", "rules.cards", "ai", "tactical_tui.tools.cards_cmd",
+           "tactical_tui.text.langs", "tactical_tui.text.safe", "tactical_tui.table.seeds",
+           "tactical_tui.exitline", "tactical_tui.settings",
            "tactical_tui.app", "tactical_tui.screens.lobby", "tactical_tui.text.catalog",
            "tactical_tui.net.remote", "tactical_tui.net.client", "tactical_tui.net.wire",
            "tactical_tui.screens.game", "tactical_tui.screens.draft", "tactical_tui.screens.bid",
@@ -64,8 +73,8 @@ def _preload() -> None:
         pass
 
 
-def _child(argv: list, env: dict, slave: int) -> None:
-    """In the forked child: become the pty's session, run `tactical_tui.cli.main`."""
+def _child(module: str, argv: list, env: dict, slave: int) -> None:
+    """In the forked child: become the pty's session, run ``python -m module *argv``."""
     code = 1
     try:
         signal.set_wakeup_fd(-1)
@@ -91,10 +100,11 @@ def _child(argv: list, env: dict, slave: int) -> None:
                                            buffering=1)
         sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace",
                                            closefd=False, buffering=1)
-        sys.argv = ["tactical", *argv]
-        from tactical_tui.cli import main
+        sys.argv = [module, *argv]            # (argv[0]: the module's file, as -m sets it)
+        import runpy
         try:
-            code = main(list(argv)) or 0
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+            code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except BaseException:  # noqa: BLE001 - said on the terminal, as Python would
@@ -167,7 +177,7 @@ def serve(fd: int) -> None:
                 sock.close()
                 os.close(wake_r)
                 os.close(wake_w)
-                _child(req["argv"], req["env"], slave)
+                _child(req["module"], req["argv"], req["env"], slave)
             os.close(slave)
             say({"id": req["id"], "pid": pid})
         for extra in fds:
@@ -264,15 +274,16 @@ class Zygote:
         self._children.pop(pid, None)
         child._exited(0)
 
-    async def spawn(self, argv: list, env: dict, slave: int) -> Child:
-        """Fork a child running ``tactical_tui.cli.main(argv)`` on the pty `slave`."""
+    async def spawn(self, module: str, argv: list, env: dict, slave: int) -> Child:
+        """Fork a child running ``python -m module *argv`` on the pty `slave`."""
         if not self.alive or self._sock is None:
             raise OSError("the session zygote is not running")
         self._next += 1
         rid = self._next
         fut = asyncio.get_running_loop().create_future()
         self._asked[rid] = fut
-        data = json.dumps({"id": rid, "argv": list(argv), "env": env}).encode() + b"\n"
+        data = json.dumps({"id": rid, "module": module, "argv": list(argv),
+                           "env": env}).encode() + b"\n"
         while True:
             try:
                 socket.send_fds(self._sock, [data], [slave])

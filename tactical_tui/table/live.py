@@ -754,7 +754,7 @@ class LiveTable:
     # ------------------------------------------------------------------ ending by agreement
     def voters(self) -> set[int]:
         """The seats whose players must agree to end the game: every human seat (a table
-        server's: those a player holds, tactical_tui.net.server.NetLive)."""
+        server's: those a player holds, tactical_tui.net.tables.NetLive)."""
         return set(self.game.humans)
 
     def agree_end(self, seats, agree: bool = True) -> Applied | Refused:
@@ -860,7 +860,7 @@ class LiveTable:
     async def _think(self, seat: int, obs):
         """The AI seat's (action, reason), computed off the event loop: in `executor`
         given one, else in a thread. (The table server overrides this to send only the
-        player and its observation to a process pool: tactical_tui.net.server.)"""
+        player and its observation to a process pool: tactical_tui.net.tables.NetLive.)"""
         if self.executor is not None:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self.executor, self._decide, seat, obs)
