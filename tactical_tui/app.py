@@ -115,7 +115,7 @@ class TacticalApp(App):
         widechars.apply()                # wide characters whole across widgets' edges (Textual #6357)
         self._join = join                # (host, port, name[, unix socket]): `tactical join`, the lobby first
         self.session = None              # net.remote.Session of `tactical join`
-        self.net = None                  # screens.netstatus.NetStatus of `tactical join` (its lobby's)
+        self.net = None                  # screens.online.status.NetStatus of `tactical join` (its lobby's)
         from tactical_tui.settings import Store
         self.store = store if store is not None else Store()   # settings; kept when from a file
         self._resume = resume            # a save file to open at start ("" = the last game)
@@ -257,7 +257,7 @@ class TacticalApp(App):
             from tactical_tui.table.savefiles import clean_temp_files
             clean_temp_files()           # left by a TACTICAL that was killed mid-write
         if self._join is not None:
-            from tactical_tui.screens.lobby import open_lobby
+            from tactical_tui.screens.online.lobby import open_lobby
             open_lobby(self, *self._join)
             return
         self.push_screen(localized(TitleScreen, self.lang)())
@@ -419,7 +419,7 @@ class TacticalApp(App):
             new.start_row = _row_id(self.screen, "#menu")
             self.switch_screen(new)
         elif self.session is not None:           # `tactical join`: the lobby, anew
-            from tactical_tui.screens.lobby import LobbyScreen
+            from tactical_tui.screens.online.lobby import LobbyScreen
             if isinstance(self.screen, LobbyScreen):
                 self.switch_screen(localized(LobbyScreen, lang)())
 
@@ -520,7 +520,7 @@ class TacticalApp(App):
         self.shown_phase = None
         self.leave_game()
         if self.session is not None:     # `tactical join`: back to the server's lobby
-            from tactical_tui.screens.lobby import back_to_lobby
+            from tactical_tui.screens.online.lobby import back_to_lobby
             back_to_lobby(self)
             return
         self.reset_to(localized(SetupScreen, self.lang)())
@@ -529,7 +529,7 @@ class TacticalApp(App):
         self.shown_phase = None
         self.leave_game()
         if self.session is not None:
-            from tactical_tui.screens.lobby import back_to_lobby
+            from tactical_tui.screens.online.lobby import back_to_lobby
             back_to_lobby(self)
             return
         title = localized(TitleScreen, self.lang)()
@@ -680,7 +680,7 @@ class TacticalApp(App):
                                          # the final standings, issue 32)
         self.shown_phase = phase
         if self.session is not None:     # a seat (or a spectator) of a server's table
-            from tactical_tui.screens.remote import remote_screen
+            from tactical_tui.screens.online.remote import remote_screen
             kind = remote_screen(phase, self.viewer)
         else:
             kind = phase_screens()[phase]
@@ -747,7 +747,7 @@ class TacticalApp(App):
 
         def refused(result) -> None:
             if self.session is not None and net_refusal(result.code):   # a server's own
-                from tactical_tui.screens.networds import words
+                from tactical_tui.screens.online.words import words
                 reason = words(result.code, result.params, self.lang)
             elif result.code in TABLE_REFUSALS:
                 seat = result.params.get("seat")
@@ -814,7 +814,7 @@ class TacticalApp(App):
             if key in TUI:
                 self.notify(t(key, self.lang, **params))
             else:                                     # a server's own refusal
-                from tactical_tui.screens.networds import words
+                from tactical_tui.screens.online.words import words
                 self.notify(words(result.code, result.params, self.lang))
 
         def applied() -> None:
@@ -1035,7 +1035,7 @@ class TacticalApp(App):
             self.exit()
             return
         if self.session is not None:     # `tactical join`: a server's table
-            from tactical_tui.screens.lobby import quit_question
+            from tactical_tui.screens.online.lobby import quit_question
         else:
             from tactical_tui.exitline import quit_question
 

@@ -357,7 +357,7 @@ def _print_exit_line(app) -> None:
             command = os.environ["TACTICAL_SSH_BACK"]
         else:
             line = t("join.exit_line", app.lang, table=table)
-            from tactical_tui.screens.lobby import join_command
+            from tactical_tui.screens.online.lobby import join_command
             command = join_command(session)
     if line:
         try:
@@ -433,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             if problem:
                 print(plain(problem), file=sys.stderr)
                 return 2
-            from tactical_tui.screens import lobby
+            from tactical_tui.screens.online import lobby
             # the way back to a seat keeps the options the player connected with
             lobby.JOIN_OPTIONS[:] = ["--lang", args.sub_lang or args.lang] \
                 if (args.sub_lang or args.lang) else []

@@ -36,7 +36,7 @@ def test_no_table_can_seat_it(level, capsys):
         make_player(level, 0, default_cards())          # every table's AI comes from here
     assert main(["--seats", f"{level},normal,normal"]) == 2
     assert main(["ladder", "--games", "1", "--levels", f"normal,{level}"]) == 2
-    from tactical_tui.screens import networds as lobby
+    from tactical_tui.screens.online import words as lobby
     from tactical_tui.screens import menus
     assert level not in lobby.LEVELS                     # tactical host's AI seats
     assert all(level not in getattr(v, "LEVELS", ()) for v in vars(menus).values())

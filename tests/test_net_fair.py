@@ -223,7 +223,7 @@ def test_table_creation_is_limited_per_peer_not_per_connection(tmp_path):
 def test_grace_is_capped_at_the_lobbys_largest():
     """The protocol takes no longer grace than the lobby's form offers (a raw client
     asked for a day)."""
-    from tactical_tui.screens.networds import GRACES
+    from tactical_tui.screens.online.words import GRACES
     assert max(GRACES) == P.GRACE_MAX
     ok = P.parse_request({"t": "create", "id": 1, **THREE_OPEN, "grace": P.GRACE_MAX})
     assert ok.grace == P.GRACE_MAX
@@ -532,7 +532,7 @@ def test_chat_lines_are_capped_in_clusters_cells_and_marks():
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_the_chat_input_says_why_a_line_is_not_sent(lang):
     from tactical_tui.text.i18n import t
-    from tactical_tui.screens.networds import chat_problem
+    from tactical_tui.screens.online.words import chat_problem
     assert chat_problem("a" + "\u0301" * 9, lang) == t("join.chat_marks", lang, n=P.MARKS_MAX)
     assert chat_problem("e\u0301" * 201, lang) == t("join.chat_clusters", lang, n=P.CHAT_MAX)
     assert chat_problem("字" * 101, lang) == t("join.chat_long", lang, n=P.CHAT_MAX)
@@ -542,7 +542,7 @@ def test_the_chat_input_says_why_a_line_is_not_sent(lang):
 @pytest.mark.parametrize("code", ["rate_limited", "chat_busy", "too_many_guesses"])
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_the_new_refusals_are_said_in_both_languages(code, lang):
-    from tactical_tui.screens.networds import words
+    from tactical_tui.screens.online.words import words
     text = words(code, {"retry": 1.5}, lang)
     assert text != code and "1.5" in text
 

@@ -355,9 +355,9 @@ def test_nothing_listening_is_an_os_error_at_start():
 
 # ------------------------------------------------------------------ with the table server
 
-from tactical_tui.screens.lobby import LobbyScreen
-from tactical_tui.screens.netstatus import NetBanner
-from tactical_tui.screens.remote import SpectatorScreen
+from tactical_tui.screens.online.lobby import LobbyScreen
+from tactical_tui.screens.online.status import NetBanner
+from tactical_tui.screens.online.remote import SpectatorScreen
 
 
 class Host:
@@ -421,7 +421,7 @@ async def _create_and_sit(app, pilot, start: bool = True) -> None:
     """c, then Enter on the last row (two open seats, two normal AI seats: the default):
     the table waits for its players (issue 31) — then Enter on its last row, Start (its
     other open seat is played by the takeover AI, and can still be taken)."""
-    from tactical_tui.screens.waiting import WaitingScreen
+    from tactical_tui.screens.online.waiting import WaitingScreen
     await _until_app(pilot, lambda: _lobby_ready(app))
     await pilot.press("c")
     await _until_app(pilot, lambda: type(app.screen).__name__.startswith("CreateScreen"))
@@ -714,7 +714,7 @@ def test_a_seat_the_takeover_ai_plays_is_marked_as_an_ai_seat(tmp_path, lang):
 def test_a_remote_game_over_leads_back_to_the_lobby():
     """At a server's game over: no replay file here (the server keeps the game), no new
     game of this terminal — `t` goes back to the lobby; every phase screen has `/`."""
-    from tactical_tui.screens.remote import remote_screen
+    from tactical_tui.screens.online.remote import remote_screen
     over = remote_screen("over", 0)
     actions = {k[1]: k for k in over.KEYS}
     assert "app.save_replay" not in actions and "app.new_game" not in actions
@@ -996,7 +996,7 @@ def test_a_burst_on_create_makes_one_table_and_sits_once(tmp_path):
                 for k in ("enter", "enter", "down", "enter"):
                     alice.post_message(events.Key(k, None))
                 # (issue 31: the table waits for its players — the burst does not start it)
-                from tactical_tui.screens.waiting import WaitingScreen
+                from tactical_tui.screens.online.waiting import WaitingScreen
                 await _until_app(pa, lambda: isinstance(alice.screen, WaitingScreen))
                 for _ in range(30):
                     await pa.pause(0.02)

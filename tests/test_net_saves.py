@@ -312,7 +312,7 @@ def test_a_player_is_told_on_screen_when_the_table_stops_and_goes_on(tmp_path, m
     says the table is paused (in the player's language, one line clipped by cells), a
     line in the log and a notice say why; an action is refused with the reason; once
     the host saves again, the banner goes and the log says play goes on."""
-    from tactical_tui.screens.netstatus import NetBanner
+    from tactical_tui.screens.online.status import NetBanner
     from test_net_join import Host, _client_app, _create_and_sit, _in_game, _said, _until_app
     from tui_app import screen_text
     disk = Disk(monkeypatch)
@@ -426,7 +426,7 @@ def test_another_seats_build_steps_reach_no_one_else(tmp_path):
 
 def test_a_watcher_is_told_on_screen_too(tmp_path, monkeypatch):
     """A spectator of the table (`w` in the lobby) gets the same banner and log lines."""
-    from tactical_tui.screens.netstatus import NetBanner
+    from tactical_tui.screens.online.status import NetBanner
     from test_net_join import Host, _client_app, _said, _sit_and_watch, _until_app
     disk = Disk(monkeypatch)
 

@@ -199,7 +199,7 @@ def test_through_the_door_to_the_lobby_a_seat_and_back_after_the_client_is_kille
     pick is played by a key; a resize reaches the screens; the client killed, the child
     is gone, and the same key logging in again is back at its seat."""
     server_module = pytest.importorskip("tactical_tui.net.server")   # helpers net and join
-    pytest.importorskip("tactical_tui.screens.lobby")
+    pytest.importorskip("tactical_tui.screens.online.lobby")
     key, keys = client_key
 
     async def main() -> None:

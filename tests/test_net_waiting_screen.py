@@ -12,9 +12,9 @@ import asyncio
 
 import pytest
 
-from tactical_tui.screens.chat import LineScreen
-from tactical_tui.screens.lobby import LobbyScreen
-from tactical_tui.screens.waiting import WaitingScreen
+from tactical_tui.screens.online.chat import LineScreen
+from tactical_tui.screens.online.lobby import LobbyScreen
+from tactical_tui.screens.online.waiting import WaitingScreen
 
 from test_net_join import Host, _client_app, _in_game, _lobby_ready, _said, _until_app
 from tui_app import screen_text
@@ -133,7 +133,7 @@ def test_a_lost_connection_is_said_as_such_and_the_host_stopping_too(tmp_path, l
                 assert not table.slots[1].left and not table.slots[1].takeover
                 # the host stops: said as such (not "connection lost"), and it reconnects
                 await host.server.stop()
-                from tactical_tui.screens.netstatus import NetBanner
+                from tactical_tui.screens.online.status import NetBanner
                 await _until_app(pa, lambda: ann.screen.query(NetBanner)
                                  and w["stopped"] in str(ann.screen.query_one(NetBanner).render()))
     asyncio.run(run())
@@ -146,7 +146,7 @@ def test_the_way_back_keeps_the_options_and_the_launcher(monkeypatch):
     from types import SimpleNamespace
 
     from tactical_tui import exitline
-    from tactical_tui.screens import lobby
+    from tactical_tui.screens.online import lobby
     session = SimpleNamespace(address="127.0.0.1:7411", client=SimpleNamespace(name="花子"))
     monkeypatch.delenv("TACTICAL_COMMAND", raising=False)
     monkeypatch.setattr(lobby, "JOIN_OPTIONS", ["--lang", "ja"])
@@ -230,7 +230,7 @@ def test_what_a_seats_change_says(lang, left, dropped, gave_up, lobby):
     """Issue 31 point 3: the log line of a seat whose player left on purpose, of one whose
     connection dropped, of a waiting table's seat given up; the lobby's word for a seat
     left after the game's end (not "disconnected")."""
-    from tactical_tui.screens.networds import seat_note, seat_words
+    from tactical_tui.screens.online.words import seat_note, seat_words
     was = {"seat": 1, "kind": "human", "name": "bob", "status": "connected", "left": False}
     assert seat_note(was, {**was, "status": "ai_takeover", "left": True}, lang) == left
     assert seat_note(was, {**was, "status": "disconnected"}, lang).startswith(dropped)

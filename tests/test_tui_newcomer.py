@@ -251,7 +251,7 @@ def test_text_is_whole_at_80_columns(lang, tmp_path):
     import asyncio
     import tactical_tui.app as appmod
     from textual.widgets import Static
-    from tactical_tui.screens.remote import SpectatorScreen, remote_screen
+    from tactical_tui.screens.online.remote import SpectatorScreen, remote_screen
     from tactical_tui.screens.battle import BattleScreen
     from tactical_tui.screens.build import BuildScreen
     from tactical_tui.widgets.base import localized

@@ -1,5 +1,5 @@
 """The client end of the table protocol (docs/PROTOCOL.md): one asyncio connection to a
-`tactical host`, used by `tactical join` (tactical_tui.screens.lobby, tactical_tui.net.remote).
+`tactical host`, used by `tactical join` (tactical_tui.screens.online.lobby, tactical_tui.net.remote).
 
     client = Client("127.0.0.1", 7411, "alice", "en", on_message=fn, on_status=fn2)
     hello = await client.start()            # connect + hello; OSError if nothing listens

@@ -50,7 +50,7 @@ PRELOAD = ("textual.app", "textual.widgets", "textual.drivers.linux_driver", "te
            "rich.console", "rules", "rules.cards", "ai", "tactical_tui.tools.cards_cmd",
            "tactical_tui.text.langs", "tactical_tui.text.safe", "tactical_tui.table.seeds",
            "tactical_tui.exitline", "tactical_tui.settings",
-           "tactical_tui.app", "tactical_tui.screens.lobby", "tactical_tui.text.catalog",
+           "tactical_tui.app", "tactical_tui.screens.online.lobby", "tactical_tui.text.catalog",
            "tactical_tui.net.remote", "tactical_tui.net.client", "tactical_tui.net.wire",
            "tactical_tui.screens.game", "tactical_tui.screens.draft", "tactical_tui.screens.bid",
            "tactical_tui.screens.build", "tactical_tui.screens.battle",

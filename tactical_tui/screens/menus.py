@@ -44,7 +44,7 @@ class MenuList(QuestionList):
 class MenuScreen(BaseScreen):
     """A menu before a game. Once a choice on it has started or opened a game (the app
     has a live table), or asked a server for a seat or a new table (`app.requesting`,
-    tactical_tui.screens.lobby), the menu is on its way out: the table's first update brings the
+    tactical_tui.screens.online.lobby), the menu is on its way out: the table's first update brings the
     game's first screen a moment later. The keys and choices that arrive meanwhile —
     the rest of a burst, `Enter Down Down Enter` — were not typed for this menu, whose
     rows no longer stand: they are dropped (a second game started, or Continue opened

@@ -414,7 +414,7 @@ TUI: dict[str, dict[str, str]] = {
     "recap.knocked_out": {"ja": "{seat}にノックアウトされた", "en": "knocked out by {seat}"},
     "recap.reentered": {"ja": "エリア{area}に再入場", "en": "re-entered at area {area}"},
     "recap.vp": {"ja": "{seat}が勝利点+{n}（計{vp}）", "en": "{seat} +{n} VP ({vp} in all)"},
-    # `tactical join`: the lobby, the connection, the chat (tactical_tui/screens/lobby.py)
+    # `tactical join`: the lobby, the connection, the chat (tactical_tui/screens/online/lobby.py)
     "key.create": {"ja": "作成", "en": "Create"},
     "key.join": {"ja": "参加", "en": "Join"},
     "key.watch": {"ja": "観戦", "en": "Watch"},

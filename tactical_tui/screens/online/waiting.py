@@ -16,12 +16,12 @@ from textual.app import ComposeResult
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tactical_tui.screens.chat import LineScreen, log_note
+from tactical_tui.screens.online.chat import LineScreen, log_note
 from tactical_tui.screens.menus import MenuScreen
-from tactical_tui.screens.netstatus import refresh_tables, update_banner
-from tactical_tui.screens.networds import (CHAT_CELLS, CLOCKS, GRACES, LEVELS, REFRESH, chat_problem,
+from tactical_tui.screens.online.status import refresh_tables, update_banner
+from tactical_tui.screens.online.words import (CHAT_CELLS, CLOCKS, GRACES, LEVELS, REFRESH, chat_problem,
                                            refused, rules_words, seat_words, short_name)
-from tactical_tui.screens.remote import paused_already
+from tactical_tui.screens.online.remote import paused_already
 from tactical_tui.text.i18n import break_lines, clip, t
 from tactical_tui.text.safe import as_text, lines_text, plain
 from tactical_tui.widgets.base import BaseScreen, QuestionList, localized

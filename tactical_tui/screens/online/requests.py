@@ -3,16 +3,16 @@ create one.
 
 `request` sends one at a time (the lobby's menus take no key meanwhile); `join_table`,
 `watch_table`, `create_table` put the seat's view on screen once the server answers —
-or the waiting room (screens/waiting.py) while the table waits for its players. A
-refusal is said (`networds.refused`); a refused join code is asked again."""
+or the waiting room (online/waiting.py) while the table waits for its players. A
+refusal is said (`words.refused`); a refused join code is asked again."""
 
 from __future__ import annotations
 
 from typing import Optional
 
-from tactical_tui.screens.networds import refused, words
-from tactical_tui.screens.remote import paused_already
-from tactical_tui.screens.waiting import game_begins, wait_at
+from tactical_tui.screens.online.words import refused, words
+from tactical_tui.screens.online.remote import paused_already
+from tactical_tui.screens.online.waiting import game_begins, wait_at
 from tactical_tui.text.i18n import t
 from tactical_tui.text.safe import plain
 

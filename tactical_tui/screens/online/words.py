@@ -4,8 +4,8 @@ The lobby's figures (name width, AI levels, turn clocks, graces, the list's refr
 a refusal code in the player's language (`words`, `refused`); a seat, a table's rules of
 play, a phase, a seat's change of status (`seat_words`, `rules_words`, `phase_words`,
 `seat_note`); why the server ended the connection (`bye_words`); why a chat line cannot
-be sent (`chat_problem`). No screen here: the lobby's screens (screens/lobby.py,
-create.py, waiting.py, remote.py) and the banner (screens/netstatus.py) use these.
+be sent (`chat_problem`). No screen here: the lobby's screens (screens/online/lobby.py,
+create.py, waiting.py, remote.py) and the banner (screens/online/status.py) use these.
 
 Everything from the server that is shown — player names, table ids, codes, refusal
 parameters — is data: it goes through `safe.plain`, never through markup."""

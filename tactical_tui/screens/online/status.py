@@ -19,7 +19,7 @@ import attrs
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tactical_tui.screens.networds import bye_words, words
+from tactical_tui.screens.online.words import bye_words, words
 from tactical_tui.text.i18n import clip, t
 from tactical_tui.text.safe import as_text, plain
 

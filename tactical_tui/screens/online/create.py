@@ -1,7 +1,7 @@
 """`tactical join`: the Create screen (CreateScreen) — a new table on the server: its
 seats (open or an AI level), first game, private (a join code), turn clock, how long a
 dropped seat waits for its player and the level of the AI that plays it then. The
-table is created (screens/joining.py) and the player sits at its first open seat."""
+table is created (screens/online/requests.py) and the player sits at its first open seat."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from textual.app import ComposeResult
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tactical_tui.screens.joining import create_table, request
+from tactical_tui.screens.online.requests import create_table, request
 from tactical_tui.screens.menus import MenuScreen
-from tactical_tui.screens.networds import CLOCKS, GRACES, LEVELS
+from tactical_tui.screens.online.words import CLOCKS, GRACES, LEVELS
 from tactical_tui.widgets.base import BaseScreen, QuestionList
 
 

@@ -4,16 +4,16 @@ session and the lobby screen.
 `open_lobby` starts the session (net.remote.Session: the connection, its callbacks
 wired to the screens) and puts up `LobbyScreen`: the server's tables with their seats
 (player, AI level, status — open, connected, disconnected, AI takeover), phase and
-privacy; from it a player creates a table (screens/create.py), sits at a seat (the
+privacy; from it a player creates a table (online/create.py), sits at a seat (the
 first open one, a chosen one, or a private table's with its code) or watches
-(screens/joining.py), waits for a table's players (screens/waiting.py), and plays or
-watches it on the phase screens or the spectator's (screens/remote.py). `connect`
+(online/requests.py), waits for a table's players (online/waiting.py), and plays or
+watches it on the phase screens or the spectator's (online/remote.py). `connect`
 (again, `r`) says hello and fetches the card data and the table list; `back_to_lobby`
 is the way back from a game; `quit_question` the quit dialog's words at a server's
 table, `join_command` the command that comes back.
 
 The modules of `tactical join`, lowest first (each imports only those before it):
-networds, netstatus, chat, remote, waiting, joining, create, lobby.
+words, status, chat, remote, waiting, requests, create, lobby.
 
 Everything from the server that is shown — player names, chat lines, table ids, codes,
 refusal parameters — is data: it goes through `safe.plain` / `safe.as_text`, never
@@ -30,15 +30,15 @@ from textual.app import ComposeResult
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tactical_tui.screens.chat import LineScreen, show_chat
-from tactical_tui.screens.create import CreateScreen
-from tactical_tui.screens.joining import join_table, request, watch_table
+from tactical_tui.screens.online.chat import LineScreen, show_chat
+from tactical_tui.screens.online.create import CreateScreen
+from tactical_tui.screens.online.requests import join_table, request, watch_table
 from tactical_tui.screens.menus import MenuScreen
-from tactical_tui.screens.netstatus import (NetStatus, connection_status, refresh_tables, said_bye,
+from tactical_tui.screens.online.status import (NetStatus, connection_status, refresh_tables, said_bye,
                                             unreadable, update_banner)
-from tactical_tui.screens.networds import REFRESH, bye_words, phase_words, rules_words, seat_words, words
-from tactical_tui.screens.remote import rejoin_refused, seats_changed, table_paused
-from tactical_tui.screens.waiting import WaitingScreen, table_started, waiting_refresh
+from tactical_tui.screens.online.words import REFRESH, bye_words, phase_words, rules_words, seat_words, words
+from tactical_tui.screens.online.remote import rejoin_refused, seats_changed, table_paused
+from tactical_tui.screens.online.waiting import WaitingScreen, table_started, waiting_refresh
 from tactical_tui.text.i18n import break_lines, clip, t
 from tactical_tui.text.safe import as_text, lines_text, plain
 from tactical_tui.widgets.base import BaseScreen, ChoiceScreen, QuestionList, localized
@@ -132,7 +132,7 @@ async def _back_to_seat(app) -> bool:
 
 
 async def _refresh(app) -> None:
-    """The table list again (netstatus.refresh_tables). When the server refuses it, or
+    """The table list again (status.refresh_tables). When the server refuses it, or
     sends no answer or one this version cannot read, the lobby says so (`list_problem`,
     until a list comes); a connection that dropped meanwhile is the banner's to say."""
     answered, problem = await refresh_tables(app)
@@ -166,7 +166,7 @@ def back_to_lobby(app) -> None:
 # ---------------------------------------------------------------------------- connection
 
 def _status(app, status: str, retry_in: Optional[float]) -> None:
-    """The client's status: the banner while the connection is down (netstatus)."""
+    """The client's status: the banner while the connection is down (status)."""
     if connection_status(app, status, retry_in):
         _lobby_refresh(app)              # (its status line says it too: and r tries again)
 

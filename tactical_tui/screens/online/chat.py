@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from tactical_tui.net.remote import ChatEntry   # a line of the client's own in a seat's log
-from tactical_tui.screens.networds import CHAT_CELLS, chat_problem, refused, short_name
+from tactical_tui.screens.online.words import CHAT_CELLS, chat_problem, refused, short_name
 from tactical_tui.text.i18n import t
 from tactical_tui.text.safe import as_text, plain
 from tactical_tui.widgets.base import key_gate, localized

@@ -18,10 +18,10 @@ from typing import Optional
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from tactical_tui.screens.chat import log_note, open_chat
+from tactical_tui.screens.online.chat import log_note, open_chat
 from tactical_tui.screens.game import GameScreen   # the phase screens' base
-from tactical_tui.screens.netstatus import update_banner
-from tactical_tui.screens.networds import phase_words, rules_words, seat_note, seat_words, words
+from tactical_tui.screens.online.status import update_banner
+from tactical_tui.screens.online.words import phase_words, rules_words, seat_note, seat_words, words
 from tactical_tui.text.i18n import clip, t
 from tactical_tui.text.safe import as_text, lines_text, plain
 from tactical_tui.widgets.base import localized
