@@ -265,26 +265,32 @@ def min_cost(state: GameState, declared: tuple[tuple[str, str], ...],
              effect: tuple[tuple[str, str], ...] = ()) -> float:
     """The least mana any usable completion of `declared` by `options` would pay (see
     `completable`); infinity when there is none (no range skill can join)."""
-    cards = state.cards
     declared = tuple(declared)
     extra = [(c, sk) for c, sk in options if (c, sk.id) not in declared
              and (sk.effect.kind == "mana_reduction" or (need_range and sk.effect.kind == "range"))]
     best = [float("inf")]
+    _search(state, extra, need_range, effect, declared, 0, best)
+    return best[0]
 
-    def search(decl: tuple[tuple[str, str], ...], start: int) -> None:
-        if not need_range or any(cards.skill(x).effect.kind == "range" for _, x in decl):
-            best[0] = min(best[0], cost_of(state, decl, effect))
+
+def _search(state: GameState, extra: list[tuple[str, Skill]], need_range: bool,
+            effect: tuple[tuple[str, str], ...], decl: tuple[tuple[str, str], ...],
+            start: int, best: list[float]) -> None:
+    """`min_cost`'s search, depth first: the declared skills `decl`, completed by the
+    compatible `extra` from `start` on; the least cost so far in `best[0]`. A function of
+    the module, not a closure: a recursive closure is a reference cycle (it holds its own
+    cell), which kept every state it saw alive until the cyclic collector ran."""
+    skill = state.cards.skill
+    if not need_range or any(skill(x).effect.kind == "range" for _, x in decl):
+        best[0] = min(best[0], cost_of(state, decl, effect))
+        if best[0] == 0:
+            return
+    for j in range(start, len(extra)):
+        c, sk = extra[j]
+        if compatible(state, decl, sk):
+            _search(state, extra, need_range, effect, decl + ((c, sk.id),), j + 1, best)
             if best[0] == 0:
                 return
-        for j in range(start, len(extra)):
-            c, sk = extra[j]
-            if compatible(state, decl, sk):
-                search(decl + ((c, sk.id),), j + 1)
-                if best[0] == 0:
-                    return
-
-    search(declared, 0)
-    return best[0]
 
 
 def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
