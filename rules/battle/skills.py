@@ -93,14 +93,30 @@ def use_trait(state: GameState, seat: int, card: str, skill: str, events: Events
 
 def has_attack_cards(state: GameState, seat: int) -> bool:
     equipped = state.seats[seat].equipped
-    got = _HAS_ATTACK.get((state.cards, equipped))
-    if got is None:
-        got = _HAS_ATTACK.put((state.cards, equipped), any(
-            state.cards.card(c).is_attack for c in equipped))
-    return got
+    got = _FACTS.get(id(equipped))      # `_facts`, its usual case inlined
+    if got is not None and got[0] is equipped and got[1] is state.cards:
+        return got[2][0]
+    return _facts(state.cards, equipped)[0]
 
 
-_HAS_ATTACK: Memo = Memo(20_000)
+def _facts(cards, equipped: tuple[str, ...]) -> tuple[bool, bool]:
+    """Of an equipped set: (an attack card among them, a skill of "turn" timing printed on
+    one of them — whatever its requirements and series). A build does not change in the
+    battle, where these are asked at every turn: memoised by the identity of the tuple
+    (an entry holds it, so its id is not reused while kept) and of the card set."""
+    got = _FACTS.get(id(equipped))
+    if got is not None and got[0] is equipped and got[1] is cards:
+        return got[2]
+    card = cards.card
+    facts = (any(card(c).is_attack for c in equipped),
+             any(sk.timing == "turn" for c in equipped for sk in card(c).skills))
+    if len(_FACTS) >= 4096:
+        _FACTS.clear()
+    _FACTS[id(equipped)] = (equipped, cards, facts)
+    return facts
+
+
+_FACTS: dict[int, tuple[tuple[str, ...], object, tuple[bool, bool]]] = {}
 
 
 def cost_of(state: GameState, declared: Iterable[tuple[str, str]],
@@ -336,6 +352,10 @@ def activations(state: GameState, seat: int) -> list:
     or after its actions (RULINGS R23) — not in effect yet, no continuous skill of their
     family in effect (`effect_block`), payable."""
     s = state.seats[seat]
+    if not _facts(state.cards, s.equipped)[1]:     # no turn skill printed on the build:
+        trait = battle_trait(state, seat)           # only the guild's could be activated
+        if trait is None or trait.timing != "turn":
+            return []
     fx = in_effect(state, seat, "turn")
     return [Activate(seat, c, sk.id) for c, sk in skills_of(state, seat, ("turn",))
             if effect_block(state, seat, sk) is None
