@@ -290,68 +290,26 @@ _PICKS: dict[int, dict[str, Pick]] = {}
 
 def _bid_cards(state: GameState, s: int) -> tuple[str, ...]:
     """§5-3: bids use defense cards (the bid value is printed on defense cards only)."""
-    attack = _attack_flags(state.cards)
-    return tuple([c for c in state.seats[s].hand if not attack[c]])
-
-
-class _AttackFlags(dict):
-    """card id -> `cards.card(id).is_attack`, for one card set, each worked out on first
-    use (a lookup instead of a call per card of a hand)."""
-
-    __slots__ = ("cards",)
-
-    def __init__(self, cards: CardSet) -> None:
-        super().__init__()
-        self.cards = cards
-
-    def __missing__(self, c: str) -> bool:
-        got = self.cards.card(c).is_attack
-        if len(self) < 4096:
-            self[c] = got
-        return got
-
-
-def _attack_flags(cards: CardSet) -> _AttackFlags:
-    got = _ATTACK_FLAGS.get(cards)          # a card set hashes by identity
-    if got is None or got.cards is not cards:
-        if len(_ATTACK_FLAGS) >= 64:
-            _ATTACK_FLAGS.clear()
-        got = _ATTACK_FLAGS[cards] = _AttackFlags(cards)
-    return got
-
-
-_ATTACK_FLAGS: dict[CardSet, _AttackFlags] = {}
-
-
-class _BidsOn(dict):
-    """card -> PlaceBid(seat, target, card) for one seat and target, each made on first
-    use (actions are values: one object serves every list)."""
-
-    __slots__ = ("seat", "target")
-
-    def __init__(self, seat: int, target: str) -> None:
-        super().__init__()
-        self.seat, self.target = seat, target
-
-    def __missing__(self, c: str) -> PlaceBid:
-        a = self[c] = PlaceBid(self.seat, self.target, c)
-        return a
+    card = state.cards.card
+    return tuple([c for c in state.seats[s].hand if not card(c).is_attack])
 
 
 def _legal_bid(state: GameState, s: int) -> list[Action]:
-    """Per current target, a bid of each defense card of the hand; then the pass."""
     b = state.bidding
     cards = _bid_cards(state, s)
     made = _BIDS.get(s)
     if made is None or len(made) >= 500:
         made = _BIDS[s] = {}
-    ons = []
+    out: list[Action] = []
     for t in b.current:
-        on = made.get(t)
-        if on is None or len(on) >= 5_000:
-            on = made[t] = _BidsOn(s, t)
-        ons.append(on)
-    out: list[Action] = [on[c] for on in ons for c in cards]
+        on = made.get(t)                # actions are values: one object serves every list
+        if on is None:
+            on = made[t] = {}
+        for c in cards:
+            a = on.get(c)
+            if a is None:
+                a = on[c] = PlaceBid(s, t, c)
+            out.append(a)
     out.append(_PASS[s] if s < len(_PASS) else Pass(s))
     return out
 
@@ -359,7 +317,7 @@ def _legal_bid(state: GameState, s: int) -> list[Action]:
 _PASS = tuple(Pass(s) for s in range(5))
 
 
-_BIDS: dict[int, dict[str, _BidsOn]] = {}
+_BIDS: dict[int, dict[str, dict[str, PlaceBid]]] = {}
 
 
 def _legal_auction(state: GameState, s: int) -> list[Action]:
