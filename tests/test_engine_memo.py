@@ -34,8 +34,8 @@ import test_battle_trait as TRAIT
 
 def forget() -> None:
     """Empty every memo of the engine: what is asked next is worked out afresh."""
-    for memo in (E._MEMO, E._BUILD_MEMO, E._DRAFT_LISTS, E._ASSIGNED, E._DECISIONS, E._BUILD_DECISIONS,
-                 _STARTS, _SKILL_LISTS, _DEFENSE_LISTS, _TURN_LISTS, _EFFECTS,
+    for memo in (E._MEMO, E._BUILD_MEMO, E._DRAFT_LISTS, E._ASSIGNED, E._DECISIONS,
+                 E._BUILD_DECISIONS, _STARTS, _SKILL_LISTS, _DEFENSE_LISTS, _TURN_LISTS, _EFFECTS,
                  _SKILLS, _FACTS, B.PRIMED, BU._STATS):
         memo.clear()
 
