@@ -272,7 +272,26 @@ def _seat_legal(state: GameState, decision: Decision, per_seat: dict, s: int) ->
     return got
 
 
-def _legal_draft(state: GameState, s: int) -> list[Action]:
+def _legal_draft(state: GameState, s: int) -> tuple[Action, ...]:
+    """A Pick of each card of the seat's hand. A pick changes one seat's draft choice: the
+    other seats' hands are the same objects in the next state, and their lists are asked
+    again — memoised by the hand's identity (an entry holds it, so its id is not reused
+    while kept; a tuple never changes)."""
+    hand = state.seats[s].hand
+    got = _DRAFT_LISTS.get(id(hand))
+    if got is not None and got[0] is hand and got[1] == s:
+        return got[2]
+    if len(_DRAFT_LISTS) >= 256:
+        _DRAFT_LISTS.clear()
+    out = tuple(_draft_list(state, s))
+    _DRAFT_LISTS[id(hand)] = (hand, s, out)
+    return out
+
+
+_DRAFT_LISTS: dict[int, tuple[tuple[str, ...], int, tuple[Action, ...]]] = {}
+
+
+def _draft_list(state: GameState, s: int) -> list[Action]:
     made = _PICKS.get(s)
     if made is None or len(made) >= 5_000:
         made = _PICKS[s] = {}

@@ -202,7 +202,11 @@ class GameState(_Value):
 
     def with_seat(self, i: int, **changes) -> "GameState":
         seats = list(self.seats)
-        seats[i] = (_REPLACE.get(SeatState) or _replacer(SeatState))(seats[i], **changes)
+        seat = seats[i]
+        change = _EVOLVERS.get((SeatState, *changes))     # `evolve`, inlined
+        if change is None:
+            change = _evolver(SeatState, tuple(changes))
+        seats[i] = change(seat, *changes.values())
         return CHANGE["seats"](self, tuple(seats))
 
 
@@ -210,13 +214,31 @@ class GameState(_Value):
 
 def evolve(inst, **changes):
     """`attrs.evolve(inst, **changes)` — a copy with some fields changed — but for the
-    classes of this module by a function written for the class (`_make_replace`), several
-    times faster than attrs.evolve's walk over the fields and the class's `__init__`.
-    Other values go to attrs.evolve."""
-    replace = _REPLACE.get(type(inst)) or _replacer(type(inst))
-    return replace(inst, **changes)
+    classes of this module by a function written for the class and the set of fields
+    changed (a `changer`; issue 34: it copies the other fields without testing each for a
+    change), several times faster than attrs.evolve's walk over the fields and the
+    class's `__init__`. Other values go to attrs.evolve."""
+    change = _EVOLVERS.get((type(inst), *changes))
+    if change is None:
+        change = _evolver(type(inst), tuple(changes))
+    return change(inst, *changes.values())
 
 
+def _evolver(cls: type, names: tuple[str, ...]):
+    """(inst, *values) -> `evolve(inst, **dict(zip(names, values)))`: a `changer` of those
+    fields, kept per class and names, for the fast classes when every name is a field;
+    else the class's replace function (`_make_replace`, or attrs.evolve), which raises
+    TypeError for a name that is not a field as attrs.evolve does."""
+    if cls in _FAST and set(names) <= set(cls.__slots__) and _plain(cls):
+        change = changer(cls, names)
+        if len(_EVOLVERS) < 1024:
+            _EVOLVERS[(cls, *names)] = change
+        return change
+    replace = _REPLACE.get(cls) or _replacer(cls)
+    return lambda inst, *values: replace(inst, **dict(zip(names, values)))
+
+
+_EVOLVERS: dict[tuple, object] = {}
 _REPLACE: dict[type, object] = {}
 _UNSET = object()
 

@@ -23,7 +23,7 @@ from ai.selfplay import running
 from rules import Config, apply, default_cards, legal_actions, new_game
 from rules import battle as B
 from rules.battle.attack import _DEFENSE_LISTS, _SKILL_LISTS, _STARTS
-from rules.battle.skills import _EFFECTS, _HAS_ATTACK, _SKILLS
+from rules.battle.skills import _EFFECTS, _FACTS, _SKILLS
 from rules.battle.turns import _TURN_LISTS
 from rules import build as BU
 from rules import engine as E
@@ -34,9 +34,9 @@ import test_battle_trait as TRAIT
 
 def forget() -> None:
     """Empty every memo of the engine: what is asked next is worked out afresh."""
-    for memo in (E._MEMO, E._BUILD_MEMO, E._ASSIGNED, E._DECISIONS, E._BUILD_DECISIONS,
-                 _STARTS, _SKILL_LISTS, _DEFENSE_LISTS, _TURN_LISTS, _EFFECTS,
-                 _SKILLS, _HAS_ATTACK, B.PRIMED, BU._STATS):
+    for memo in (E._MEMO, E._BUILD_MEMO, E._DRAFT_LISTS, E._ASSIGNED, E._DECISIONS,
+                 E._BUILD_DECISIONS, _STARTS, _SKILL_LISTS, _DEFENSE_LISTS, _TURN_LISTS, _EFFECTS,
+                 _SKILLS, _FACTS, B.PRIMED, BU._STATS):
         memo.clear()
 
 

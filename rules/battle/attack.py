@@ -127,9 +127,12 @@ def where(state: GameState, seat: int, counter: bool):
     mask = 0                        # bit d set: a target at distance d (0..3)
     for i, t in enumerate(state.seats):
         if i != seat and t.entered and not t.knocked_out and t.area is not None:
-            d = (here - t.area) % AREAS                 # `distance`, written out
-            mask |= 1 << (AREAS - d if d > AREAS - d else d)
+            mask |= _BIT[(here - t.area) % AREAS]       # `distance`, by a table
     return _REACH[mask]
+
+
+# Per (a - b) % AREAS: the bit of `distance(a, b)`.
+_BIT = tuple(1 << min(d, AREAS - d) for d in range(AREAS))
 
 
 # Per mask of the distances (0..3) at which targets stand: per range of RANGE_AREA, is

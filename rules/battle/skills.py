@@ -93,14 +93,30 @@ def use_trait(state: GameState, seat: int, card: str, skill: str, events: Events
 
 def has_attack_cards(state: GameState, seat: int) -> bool:
     equipped = state.seats[seat].equipped
-    got = _HAS_ATTACK.get((state.cards, equipped))
-    if got is None:
-        got = _HAS_ATTACK.put((state.cards, equipped), any(
-            state.cards.card(c).is_attack for c in equipped))
-    return got
+    got = _FACTS.get(id(equipped))      # `_facts`, its usual case inlined
+    if got is not None and got[0] is equipped and got[1] is state.cards:
+        return got[2][0]
+    return _facts(state.cards, equipped)[0]
 
 
-_HAS_ATTACK: Memo = Memo(20_000)
+def _facts(cards, equipped: tuple[str, ...]) -> tuple[bool, bool]:
+    """Of an equipped set: (an attack card among them, a skill of "turn" timing printed on
+    one of them — whatever its requirements and series). A build does not change in the
+    battle, where these are asked at every turn: memoised by the identity of the tuple
+    (an entry holds it, so its id is not reused while kept) and of the card set."""
+    got = _FACTS.get(id(equipped))
+    if got is not None and got[0] is equipped and got[1] is cards:
+        return got[2]
+    card = cards.card
+    facts = (any(card(c).is_attack for c in equipped),
+             any(sk.timing == "turn" for c in equipped for sk in card(c).skills))
+    if len(_FACTS) >= 4096:
+        _FACTS.clear()
+    _FACTS[id(equipped)] = (equipped, cards, facts)
+    return facts
+
+
+_FACTS: dict[int, tuple[tuple[str, ...], object, tuple[bool, bool]]] = {}
 
 
 def cost_of(state: GameState, declared: Iterable[tuple[str, str]],
@@ -265,26 +281,32 @@ def min_cost(state: GameState, declared: tuple[tuple[str, str], ...],
              effect: tuple[tuple[str, str], ...] = ()) -> float:
     """The least mana any usable completion of `declared` by `options` would pay (see
     `completable`); infinity when there is none (no range skill can join)."""
-    cards = state.cards
     declared = tuple(declared)
     extra = [(c, sk) for c, sk in options if (c, sk.id) not in declared
              and (sk.effect.kind == "mana_reduction" or (need_range and sk.effect.kind == "range"))]
     best = [float("inf")]
+    _search(state, extra, need_range, effect, declared, 0, best)
+    return best[0]
 
-    def search(decl: tuple[tuple[str, str], ...], start: int) -> None:
-        if not need_range or any(cards.skill(x).effect.kind == "range" for _, x in decl):
-            best[0] = min(best[0], cost_of(state, decl, effect))
+
+def _search(state: GameState, extra: list[tuple[str, Skill]], need_range: bool,
+            effect: tuple[tuple[str, str], ...], decl: tuple[tuple[str, str], ...],
+            start: int, best: list[float]) -> None:
+    """`min_cost`'s search, depth first: the declared skills `decl`, completed by the
+    compatible `extra` from `start` on; the least cost so far in `best[0]`. A function of
+    the module, not a closure: a recursive closure is a reference cycle (it holds its own
+    cell), which kept every state it saw alive until the cyclic collector ran."""
+    skill = state.cards.skill
+    if not need_range or any(skill(x).effect.kind == "range" for _, x in decl):
+        best[0] = min(best[0], cost_of(state, decl, effect))
+        if best[0] == 0:
+            return
+    for j in range(start, len(extra)):
+        c, sk = extra[j]
+        if compatible(state, decl, sk):
+            _search(state, extra, need_range, effect, decl + ((c, sk.id),), j + 1, best)
             if best[0] == 0:
                 return
-        for j in range(start, len(extra)):
-            c, sk = extra[j]
-            if compatible(state, decl, sk):
-                search(decl + ((c, sk.id),), j + 1)
-                if best[0] == 0:
-                    return
-
-    search(declared, 0)
-    return best[0]
 
 
 def can_add(state: GameState, seat: int, declared: tuple[tuple[str, str], ...],
@@ -330,6 +352,10 @@ def activations(state: GameState, seat: int) -> list:
     or after its actions (RULINGS R23) — not in effect yet, no continuous skill of their
     family in effect (`effect_block`), payable."""
     s = state.seats[seat]
+    if not _facts(state.cards, s.equipped)[1]:     # no turn skill printed on the build:
+        trait = battle_trait(state, seat)           # only the guild's could be activated
+        if trait is None or trait.timing != "turn":
+            return []
     fx = in_effect(state, seat, "turn")
     return [Activate(seat, c, sk.id) for c, sk in skills_of(state, seat, ("turn",))
             if effect_block(state, seat, sk) is None
