@@ -436,7 +436,7 @@ class TacticalApp(App):
             from tactical_tui.screens.howto import show_howto
             show_howto(self)
         elif choice == "lang":
-            from tactical_tui.commands import remember
+            from tactical_tui.settings import remember
             self.set_lang("en" if self.lang == "ja" else "ja")
             remember(self, lang=self.lang)
         elif choice == "quit":           # asks first, as Ctrl+C does (issue 32)

@@ -26,7 +26,7 @@ from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from tactical_tui.text.safe import plain
-from tactical_tui.settings import TEXTUAL_THEME
+from tactical_tui.settings import TEXTUAL_THEME, remember
 
 DELAYS = (0.0, 0.3, 0.4, 0.6, 1.0, 2.0)
 
@@ -78,23 +78,6 @@ def ct(key: str, lang: str, **kw: object) -> str:
 
 
 # ---------------------------------------------------------------- the commands' effects
-
-def remember(app, **changes) -> None:
-    """Keep a changed setting (app.store, settings.Store); a write problem is told once."""
-    store = getattr(app, "store", None)
-    if store is None:
-        return
-    if "lang" in changes:
-        # the locale's own language is kept as "none chosen": switching there and back
-        # left `lang = "en"` in the file, and LANG no longer decided (issue 32)
-        from tactical_tui.text.langs import default_lang
-        if changes["lang"] == default_lang():
-            changes["lang"] = None
-    problem = store.update(**changes)
-    if problem is not None and getattr(app, "settings_warned", None) != problem.code:
-        app.settings_warned = problem.code
-        app.notify(problem.text(app.lang), severity="warning", timeout=10)
-
 
 def apply_theme(app, name: str) -> None:
     """Our theme name ("dark"/"light") → Textual's built-in theme of that name."""

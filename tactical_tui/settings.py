@@ -279,3 +279,20 @@ class Store:
         if self.path is None:
             return None
         return save(new, self.path)
+
+
+def remember(app, **changes) -> None:
+    """Keep a changed setting (app.store, settings.Store); a write problem is told once."""
+    store = getattr(app, "store", None)
+    if store is None:
+        return
+    if "lang" in changes:
+        # the locale's own language is kept as "none chosen": switching there and back
+        # left `lang = "en"` in the file, and LANG no longer decided (issue 32)
+        from tactical_tui.text.langs import default_lang
+        if changes["lang"] == default_lang():
+            changes["lang"] = None
+    problem = store.update(**changes)
+    if problem is not None and getattr(app, "settings_warned", None) != problem.code:
+        app.settings_warned = problem.code
+        app.notify(problem.text(app.lang), severity="warning", timeout=10)

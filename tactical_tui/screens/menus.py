@@ -224,7 +224,7 @@ class SetupScreen(MenuScreen):
     def remember(self) -> None:
         """Keep this screen's choices as the next new game's defaults (settings.py)."""
         self.app.ai_delay = self.delay
-        from tactical_tui.commands import remember
+        from tactical_tui.settings import remember
         remember(self.app, players=self.players, seats=list(self.seats),
                  first_game=self.first_game, ai_delay=self.delay)
 
@@ -271,7 +271,7 @@ class SetupScreen(MenuScreen):
         elif key == "lang":
             self.remember()
             self.app.set_lang("en" if self.lang == "ja" else "ja")
-            from tactical_tui.commands import remember
+            from tactical_tui.settings import remember
             remember(self.app, lang=self.app.lang)
             return
         elif key == "seed":
