@@ -18,7 +18,7 @@ from tactical_tui.text.safe import as_text, lines_text, plain
 from tactical_tui.table.seeds import new_seed
 from tactical_tui.widgets import widechars
 from tactical_tui.widgets.base import (ConfirmScreen, DecisionScreen, HandOverScreen, LogScreen,
-                      TextScreen, card_details, localized)
+                                       TextScreen, card_details, localized)
 from tactical_tui.screens.help import help_text
 from tactical_tui.screens.phases import phase_screens
 

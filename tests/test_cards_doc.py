@@ -17,7 +17,7 @@ import pytest
 
 from rules.cards import CardSet, Family, Skill, Stats, Text, default_cards
 from tactical_tui.tools.cards_summary import (BLOCKS, END, START, BlockError, md, parse_blocks,
-                                        render_summary, rewrite, stale_blocks, summary_blocks)
+                                              render_summary, rewrite, stale_blocks, summary_blocks)
 from tactical_tui.cli import main
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "CARDS.md"

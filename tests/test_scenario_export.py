@@ -25,8 +25,8 @@ from rules.state import GameState
 from tactical_tui.cli import main
 from tactical_tui.table.saves import FORMAT, SaveData, SeatEntry, to_json
 from tactical_tui.tools.scenario import (ExportError, ScenarioError, load_scenario, position_data,
-                                   position_state, run_scenario, scenario_text, toml_table,
-                                   write_new_file)
+                                         position_state, run_scenario, scenario_text, toml_table,
+                                         write_new_file)
 
 
 def kind_of(state: GameState) -> str:

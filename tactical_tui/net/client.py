@@ -34,7 +34,7 @@ import asyncio
 from typing import Any, Callable, Optional
 
 from tactical_tui.net.protocol import (DEFAULT_PORT, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, VERSION, BadFrame,
-                       check_server_message, read_frame, write_frame)
+                                       check_server_message, read_frame, write_frame)
 
 DEFAULT_HOST = "127.0.0.1"
 BACKOFF_MAX = 30.0

@@ -23,9 +23,9 @@ from rules.cards import CardDataError, CardSet
 from rules.files import DIGIT_LIMIT, FileProblem, is_digit_limit_error, read_bounded
 
 from tactical_tui.table.savefiles import (OLD_TEMP_AGE, TEMP_PREFIX, GameLock, SaveLocked, write_atomic,  # noqa: F401 - re-exported
-                        flock, pid_alive, read_pid, same_file, clean_temp_files,
-                        current_path, games_dir, lock_holder, lock_path, new_game_path,
-                        save_dir)
+                                          flock, pid_alive, read_pid, same_file, clean_temp_files,
+                                          current_path, games_dir, lock_holder, lock_path, new_game_path,
+                                          save_dir)
 from tactical_tui.table.seeds import SEED_LIMIT
 
 FORMAT = 1

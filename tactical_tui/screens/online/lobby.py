@@ -35,7 +35,7 @@ from tactical_tui.screens.online.create import CreateScreen
 from tactical_tui.screens.online.requests import join_table, request, watch_table
 from tactical_tui.screens.menus import MenuScreen
 from tactical_tui.screens.online.status import (NetStatus, connection_status, refresh_tables, said_bye,
-                                            unreadable, update_banner)
+                                                unreadable, update_banner)
 from tactical_tui.screens.online.words import REFRESH, bye_words, phase_words, rules_words, seat_words, words
 from tactical_tui.screens.online.remote import rejoin_refused, seats_changed, table_paused
 from tactical_tui.screens.online.waiting import WaitingScreen, table_started, waiting_refresh

@@ -20,7 +20,7 @@ from tactical_tui.screens.online.chat import LineScreen, log_note
 from tactical_tui.screens.menus import MenuScreen
 from tactical_tui.screens.online.status import refresh_tables, update_banner
 from tactical_tui.screens.online.words import (CHAT_CELLS, CLOCKS, GRACES, LEVELS, REFRESH, chat_problem,
-                                           refused, rules_words, seat_words, short_name)
+                                               refused, rules_words, seat_words, short_name)
 from tactical_tui.screens.online.remote import paused_already
 from tactical_tui.text.i18n import break_lines, clip, t
 from tactical_tui.text.safe import as_text, lines_text, plain
