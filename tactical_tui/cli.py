@@ -10,7 +10,7 @@ from tactical_tui.text.langs import LANGS, default_lang
 from tactical_tui.text.safe import plain
 from tactical_tui.table.seeds import SEED_LIMIT, new_seed, valid_seed
 
-# The rules, the card data and text.py (the event log's catalogue, which imports the rules)
+# The rules, the card data and text/catalog.py (the event log's catalogue, which imports the rules)
 # are imported where they are used: `tactical --help` and the title screen need none.
 
 

@@ -94,7 +94,7 @@ class SettingsProblem(Exception):
 
 
 def _os_text(exc: BaseException, lang: str) -> str:
-    from tactical_tui.text.catalog import os_error_text          # (text.py needs the rules: only on a problem)
+    from tactical_tui.text.catalog import os_error_text          # (catalog.py needs the rules: only on a problem)
     return os_error_text(exc, lang)
 
 

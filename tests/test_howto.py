@@ -78,7 +78,7 @@ def test_guild_page_without_a_game_reads_the_shipped_cards_lazily():
 
 def test_title_screen_modules_do_not_import_the_rules():
     """commands, settings and exitline import with `rules` and `ai` made unimportable;
-    howto has no module-level import of them (it needs widgets.py, which is the startup
+    howto has no module-level import of them (it needs widgets/base.py, which is the startup
     helper's to make light)."""
     import ast
     import subprocess

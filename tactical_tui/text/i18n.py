@@ -8,7 +8,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 def _ui() -> dict[str, dict[str, str]]:
-    """The catalogue of text.py (it imports the rules for the event log: not loaded before
+    """The catalogue of text/catalog.py (it imports the rules for the event log: not loaded before
     a key of it is asked for, so the title screen starts without the rules)."""
     from tactical_tui.text.catalog import UI
     return UI

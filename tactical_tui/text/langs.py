@@ -1,6 +1,6 @@
 """The languages of the interface and the one the locale asks for. A module of its own,
 importing nothing: `tactical --help` and the title screen need these and no catalogue
-of the event log (text.py, which imports the rules)."""
+of the event log (text/catalog.py, which imports the rules)."""
 
 from __future__ import annotations
 

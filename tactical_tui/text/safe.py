@@ -17,7 +17,7 @@ before it reaches Rich, Textual or the terminal:
 * ``SafeStream(stream)`` does the same for plain ``print`` output (``--headless``,
   ``tactical check``, error messages on stderr).
 
-Catalogue text (``text.py``, ``i18n.py``, ``help.py``) holds no markup: square brackets
+Catalogue text (``text/catalog.py``, ``text/i18n.py``, ``screens/help.py``) holds no markup: square brackets
 there (``[n]=attack area``, ``[Round 2]``) are meant literally, so it goes through the
 same path.
 """
