@@ -30,6 +30,28 @@ battle it is the normal player.
 `normal`, `hard` — the same seat played by those levels on the same seeds (hard with
 `--sims`, 28 as bench/ai_hard.py): the reference points on the same games.
 
+`--chance stream` (the default) is the game's own chance: one RNG stream, each chip and
+die the next number in it, so a decision that changes how many draws come before a later
+one changes that later draw too. `--chance keyed` (bench-only, no change in `rules`):
+each chance event takes its number from a hash of the game's seed and *where* the event
+is — a key that no decision of a seat can move — so the same physical draw gets the same
+number in two worlds that differ by an earlier decision, and different draws get
+independent numbers (common random numbers, as the hard player's own search uses):
+
+- a chip: (battle round, the seat whose turn it is, the attacking seat, attack or
+  counter, chips already drawn in this attack). A seat attacks at most once in its turn
+  and counters at most once per attack, so that names one draw. The chip is the bag's
+  chip at that number's index: the same chip when the bag is the same (the bag still
+  depends on the builds and the skills declared). A fixed number of draws (no decision
+  between them) takes its later chips in sequence after the first;
+- a die for entering or re-entering the field: (battle round, the seat whose turn starts);
+- anything else (ties of the processing order, a deck reshuffled in the bidding): the
+  phase and bid round of the step that causes it, then in sequence within that step.
+
+Deck shuffles at `new_game` come before any decision and stay as they are. Everyone
+plays under the same model (the game loop, the ceiling's and the lucky player's
+rollouts); the hard player's own search is not touched (it never sees the key).
+
 Prints the win rate of the focus seat (seats rotated: seat = game mod players) with its
 95 % Wilson interval, the fair share, and where the ceiling's decisions departed from the
 normal player's (per decision kind: decisions searched, departures, and the games it won
@@ -39,6 +61,7 @@ that had a departure of that kind). `--log FILE`: one JSON line per game, resuma
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -53,10 +76,78 @@ from ai.normal import NormalPlayer  # noqa: E402
 from ai.selfplay import running  # noqa: E402 - a game given up after ROUND_CAP rounds
 from rules import Config, apply, new_game, observe, pending  # noqa: E402
 from rules import actions as A  # noqa: E402
+from rules.battle import stages as _stages  # noqa: E402
+from rules.battle import turns as _turns  # noqa: E402
 from rules.cards import default_cards  # noqa: E402
-from rules.state import Phase  # noqa: E402
+from rules.state import CHANGE, Phase  # noqa: E402
 
 PHASES = (Phase.DRAFT, Phase.BIDDING, Phase.BUILD, Phase.REVEAL, Phase.BATTLE)
+CHANCES = ("stream", "keyed")
+
+
+# ------------------------------------------------------------------ keyed chance
+
+def chance_number(seed: int, *key) -> int:
+    """The RNG state of one chance event: a hash of the game's seed and its key."""
+    h = hashlib.blake2b(repr((seed,) + key).encode(), digest_size=8)
+    return int.from_bytes(h.digest(), "little")
+
+
+_KEYED: list = [None]                  # the game's seed while a keyed `step` runs
+_ROLL, _DRAW_CHIP = _turns.roll, _stages.draw_chip
+
+
+def _keyed_roll(state):
+    """`rules.battle.turns.roll`: the die of a seat entering (or re-entering) the field."""
+    seed = _KEYED[0]
+    if seed is not None:
+        b = state.battle
+        state = CHANGE["rng"](state, chance_number(seed, "area", b.round, b.turn.seat))
+    return _ROLL(state)
+
+
+def _keyed_draw_chip(state, events):
+    """`rules.battle.stages.draw_chip`: the next chip of the attack in progress."""
+    seed = _KEYED[0]
+    if seed is not None:
+        b = state.battle
+        a = b.attack
+        state = CHANGE["rng"](state, chance_number(
+            seed, "chip", b.round, b.turn.seat, a.attacker, a.counter, len(a.drawn)))
+    return _DRAW_CHIP(state, events)
+
+
+class keyed_chance:
+    """While open, `step(state, action, seed)` plays under keyed chance (module doc); a
+    plain `apply` (the hard player's search, any other caller) is untouched."""
+
+    def __enter__(self):
+        if _turns.roll is not _ROLL or _stages.draw_chip is not _DRAW_CHIP:
+            raise RuntimeError("keyed chance is open already")
+        _turns.roll, _stages.draw_chip = _keyed_roll, _keyed_draw_chip
+        return self
+
+    def __exit__(self, *exc):
+        _turns.roll, _stages.draw_chip = _ROLL, _DRAW_CHIP
+        _KEYED[0] = None
+
+
+def step(state, action, seed=None):
+    """`apply`, or under keyed chance (`seed` given, inside `keyed_chance`) `apply` with
+    every chance event of the step keyed as the module doc says."""
+    if seed is None:
+        return apply(state, action)
+    if _turns.roll is not _keyed_roll:
+        raise RuntimeError("keyed chance is not open")
+    if state.phase != Phase.BATTLE:
+        b = state.bidding
+        state = CHANGE["rng"](state, chance_number(
+            seed, "step", state.phase, b.round if b is not None else None))
+    _KEYED[0] = seed
+    try:
+        return apply(state, action)
+    finally:
+        _KEYED[0] = None
 
 
 def _share(state, me) -> float:
@@ -76,8 +167,9 @@ class _Searcher:
     """Exact rollouts of each candidate from a full state; the normal choice unless
     another ends better."""
 
-    def __init__(self, cards, seed):
+    def __init__(self, cards, seed, chance=None):
         self.cards = cards
+        self.chance = chance                     # the game's seed under keyed chance
         self._normal = NormalPlayer(cards, seed)
         self._roll: list = []
         self.departures: Counter = Counter()     # decision kind -> departures
@@ -88,11 +180,11 @@ class _Searcher:
         players = self._roll
         for p, i in zip(players, intended):
             p._intended = i
-        state, _ = apply(state, action)
+        state, _ = step(state, action, self.chance)
         while running(state):
             seat = pending(state).seats[0]
             o = observe(state, seat)
-            state, _ = apply(state, players[seat].choose(o, o.legal))
+            state, _ = step(state, players[seat].choose(o, o.legal), self.chance)
         self.rollouts += 1
         return _share(state, me)
 
@@ -128,8 +220,8 @@ class CeilingPlayer(_Searcher):
 
     level = "ceiling"
 
-    def __init__(self, cards, seed, phases=PHASES):
-        super().__init__(cards, seed)
+    def __init__(self, cards, seed, phases=PHASES, chance=None):
+        super().__init__(cards, seed, chance)
         self.phases = tuple(phases)
 
     def choose_seeing(self, state, seat, players):
@@ -148,8 +240,8 @@ class LuckyPlayer(_Searcher):
 
     level = "lucky"
 
-    def __init__(self, cards, seed):
-        super().__init__(cards, seed)
+    def __init__(self, cards, seed, chance=None):
+        super().__init__(cards, seed, chance)
         self._base = {}
 
     def choose_seeing(self, state, seat, players):
@@ -161,7 +253,8 @@ class LuckyPlayer(_Searcher):
             return self._normal.choose(obs, legal)
         if obs.config not in self._base:
             self._base[obs.config], _ = new_game(obs.config, self.cards, 0)
-        # ... plus the real RNG state: the chips and dice to come, nothing else
+        # ... plus the real RNG state (under keyed chance: the game's seed, `self.chance`):
+        # the chips and dice to come, nothing else
         known = determinize(obs, self.cards, state.rng, self._base[obs.config])
         return self._search(known, obs, legal, [None] * len(obs.seats))
 
@@ -169,22 +262,16 @@ class LuckyPlayer(_Searcher):
 _CARDS = None
 
 
-def play(args):
-    """One game: (focus seat's win share, departures by kind, searched by kind, rollouts,
-    rounds, reason)."""
-    global _CARDS
-    who, n, seed, focus, sims, phases = args
-    if _CARDS is None:
-        _CARDS = default_cards()
-    cards = _CARDS
-    players = [NormalPlayer(cards, seed * 101 + i) for i in range(n)]
-    if who == "ceiling":
-        players[focus] = CeilingPlayer(cards, seed * 101 + focus, phases)
-    elif who == "lucky":
-        players[focus] = LuckyPlayer(cards, seed * 101 + focus)
-    elif who == "hard":
-        players[focus] = HardPlayer(cards, seed * 101 + focus, None, sims)
-    state, _ = new_game(Config(players=n), cards, seed)
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+def play_game(players, state, keyed=None):
+    """The game from `state` to its end (or ROUND_CAP); `keyed`: the seed of keyed chance."""
     while running(state):
         s = pending(state).seats[0]
         p = players[s]
@@ -193,7 +280,29 @@ def play(args):
         else:
             obs = observe(state, s)
             action = p.choose(obs, obs.legal)
-        state, _ = apply(state, action)
+        state, _ = step(state, action, keyed)
+    return state
+
+
+def play(args):
+    """One game: (focus seat's win share, departures by kind, searched by kind, rollouts,
+    rounds, reason)."""
+    global _CARDS
+    who, n, seed, focus, sims, phases, *rest = args
+    chance = rest[0] if rest else "stream"
+    if _CARDS is None:
+        _CARDS = default_cards()
+    cards = _CARDS
+    keyed = seed if chance == "keyed" else None
+    players = [NormalPlayer(cards, seed * 101 + i) for i in range(n)]
+    if who == "ceiling":
+        players[focus] = CeilingPlayer(cards, seed * 101 + focus, phases, keyed)
+    elif who == "lucky":
+        players[focus] = LuckyPlayer(cards, seed * 101 + focus, keyed)
+    elif who == "hard":
+        players[focus] = HardPlayer(cards, seed * 101 + focus, None, sims)
+    with (keyed_chance() if keyed is not None else _nothing()):
+        state = play_game(players, new_game(Config(players=n), cards, seed)[0], keyed)
     p = players[focus]
     mine = isinstance(p, _Searcher)
     return {"share": _share(state, focus),
@@ -216,6 +325,9 @@ def main():
     p.add_argument("--sims", type=int, default=28, help="hard's simulation cap (--who hard)")
     p.add_argument("--phases", default=",".join(PHASES),
                    help="the ceiling searches its decisions in these phases only")
+    p.add_argument("--chance", choices=CHANCES, default="stream",
+                   help="stream: the game's own RNG stream; keyed: each chip and die "
+                        "from a hash of the seed and where it is drawn (module doc)")
     p.add_argument("--log", type=Path, default=None)
     args = p.parse_args()
     phases = tuple(x.strip() for x in args.phases.split(",") if x.strip())
@@ -224,8 +336,12 @@ def main():
     run = {"who": args.who, "players": args.players,
            "sims": args.sims if args.who == "hard" else None,
            "phases": list(phases) if args.who == "ceiling" else None}
+    extra = ()
+    if args.chance != "stream":            # a stream run's log lines stay as they were
+        run["chance"] = args.chance
+        extra = (args.chance,)
     work = [(args.who, args.players, args.seed + g, g % args.players, args.sims, phases)
-            for g in range(args.games)]
+            + extra for g in range(args.games)]
     done = {}
     if args.log is not None and args.log.exists():
         for line in args.log.read_text(encoding="utf-8").splitlines():
@@ -270,6 +386,7 @@ def main():
           f"{args.seed + n - 1}, its seat the game's number mod {args.players})"
           + (f", phases {','.join(phases)}" if args.who == "ceiling" else "")
           + (f", sims {args.sims}" if args.who == "hard" else "")
+          + (f", chance {args.chance}" if args.chance != "stream" else "")
           + f", wall {time.perf_counter() - t0:.0f} s"
           + (f" ({n - len(todo)} games from {args.log})" if len(todo) < n else ""))
     print(f"{args.who} wins {wins:.1f}/{n} = {wins / n:.1%} (95 % CI {lo:.1%}–{hi:.1%}); "

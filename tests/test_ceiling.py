@@ -97,3 +97,131 @@ def test_the_normal_seats_never_see_what_the_ceiling_sees():
 def vars_of(obs):
     import attrs
     return [getattr(obs, f.name) for f in attrs.fields(type(obs))]
+
+
+# ------------------------------------------------------------ keyed chance (--chance keyed)
+
+def _chance_seen(state, seed, players, keyed):
+    """Play on with `players`; the first chip of each attack — by (battle round, turn seat,
+    attacking seat), with the bag it came from — and each entry die by (round, seat)."""
+    from rules.events import BagFilled, ChipDrawn, DieRolled, TurnStarted
+    firsts, areas, turn, bag = {}, {}, None, None
+    while running(state):
+        s = pending(state).seats[0]
+        o = observe(state, s)
+        state, events = ceiling.step(state, players[s].choose(o, o.legal),
+                                     seed if keyed else None)
+        for e in events:
+            if isinstance(e, TurnStarted):
+                turn = (e.round, e.seat)
+            elif isinstance(e, DieRolled) and e.reason in ("enter", "reenter"):
+                areas[turn] = e.value
+            elif isinstance(e, BagFilled):
+                bag = e.chips
+            elif isinstance(e, ChipDrawn) and bag is not None:
+                firsts[turn + (e.seat,)] = (bag, e.chip)
+                bag = None
+    return firsts, areas
+
+
+def _two_worlds(seed, keyed, n=4):
+    """The game of `seed` twice: the first draft pick the normal player's, or another."""
+    cards = default_cards()
+    players = lambda: [NormalPlayer(cards, seed * 101 + i) for i in range(n)]  # noqa: E731
+    with ceiling.keyed_chance():
+        state, _ = new_game(Config(players=n), cards, seed)
+        s = pending(state).seats[0]
+        obs = observe(state, s)
+        first = players()[s].choose(obs, obs.legal)
+        other = next(a for a in obs.legal if a != first)
+        worlds = []
+        for pick in (first, other):
+            ps = players()
+            ps[s].choose(obs, obs.legal)               # the same player, another pick
+            after, _ = ceiling.step(state, pick, seed if keyed else None)
+            worlds.append(_chance_seen(after, seed, ps, keyed))
+    return worlds
+
+
+def test_keyed_chance_draws_the_same_chip_and_die_in_two_worlds():
+    """Under keyed chance the same physical draw — the first chip of seat s's attack in
+    seat t's turn of round r, from the same bag; the die of seat s entering in round r —
+    has the same outcome whatever pick came before; with the game's own stream it does
+    not (the same setup, so this test can tell the two apart)."""
+    same = {True: [0, 0, 0, 0], False: [0, 0, 0, 0]}   # chips compared, equal; dice, equal
+    for keyed in (True, False):
+        for seed in (5000, 5001, 5002, 5003):
+            (chips1, dice1), (chips2, dice2) = _two_worlds(seed, keyed)
+            common = [k for k in chips1 if k in chips2 and chips1[k][0] == chips2[k][0]]
+            same[keyed][0] += len(common)
+            same[keyed][1] += sum(chips1[k][1] == chips2[k][1] for k in common)
+            both = [k for k in dice1 if k in dice2]
+            same[keyed][2] += len(both)
+            same[keyed][3] += sum(dice1[k] == dice2[k] for k in both)
+    chips, chips_equal, dice, dice_equal = same[True]
+    assert chips >= 5 and dice >= 10                    # enough draws compared
+    assert chips_equal == chips and dice_equal == dice
+    chips, chips_equal, dice, dice_equal = same[False]
+    assert chips_equal < chips and dice_equal < dice    # the stream moves with the pick
+
+
+def test_keyed_chance_keys_only_the_benchs_own_steps():
+    """`step` without a seed is `apply`, open keyed chance or not; a plain `apply` (the
+    hard player's search) is untouched while it is open; closing it restores `rules`."""
+    from rules import apply
+    from rules.battle import stages, turns
+    cards = default_cards()
+    seed, n = 5004, 4
+    players = [NormalPlayer(cards, seed * 101 + i) for i in range(n)]
+    state, _ = new_game(Config(players=n), cards, seed)
+    with ceiling.keyed_chance():
+        while running(state):
+            s = pending(state).seats[0]
+            o = observe(state, s)
+            a = players[s].choose(o, o.legal)
+            got = ceiling.step(state, a)
+            assert got[0] == apply(state, a)[0] and got[1] == apply(state, a)[1]
+            state = got[0]
+        with pytest.raises(RuntimeError):
+            ceiling.keyed_chance().__enter__()          # not twice
+    assert turns.roll is ceiling._ROLL and stages.draw_chip is ceiling._DRAW_CHIP
+    with pytest.raises(RuntimeError):
+        ceiling.step(state, None, seed)                 # keyed only while it is open
+    # the game played outside is the same game
+    players = [NormalPlayer(cards, seed * 101 + i) for i in range(n)]
+    again, _ = new_game(Config(players=n), cards, seed)
+    while running(again):
+        s = pending(again).seats[0]
+        o = observe(again, s)
+        again, _ = apply(again, players[s].choose(o, o.legal))
+    assert again == state
+
+
+def test_a_stream_run_is_the_run_it_was(tmp_path):
+    """`--chance stream` (the default) plays `apply` itself and logs what it logged before
+    the option (no `chance` in the run record, so old logs resume); `--chance keyed` is
+    another run in the same log, and plays other games."""
+    log = tmp_path / "log.jsonl"
+    cmd = [sys.executable, str(ROOT / "bench" / "ceiling.py"), "--who", "normal", "--games",
+           "3", "--seed", "5000", "--log", str(log)]
+    for extra in ([], ["--chance", "keyed"]):
+        out = subprocess.run(cmd + extra, cwd=ROOT, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+    import json
+    recs = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [r["run"] for r in recs[:3]] == [
+        {"who": "normal", "players": 4, "sims": None, "phases": None}] * 3
+    assert [r["run"].get("chance") for r in recs[3:]] == ["keyed"] * 3
+    cards = default_cards()
+    for r in recs[:3]:
+        seed, n = r["seed"], 4
+        players = [NormalPlayer(cards, seed * 101 + i) for i in range(n)]
+        state, _ = new_game(Config(players=n), cards, seed)
+        while running(state):
+            s = pending(state).seats[0]
+            o = observe(state, s)
+            state, _ = apply(state, players[s].choose(o, o.legal))
+        assert r["rounds"] == state.battle.round and r["reason"] == state.end_reason
+        assert r["share"] == ceiling._share(state, (seed - 5000) % n)
+    assert [r["rounds"] for r in recs[:3]] != [r["rounds"] for r in recs[3:]] or \
+        [r["share"] for r in recs[:3]] != [r["share"] for r in recs[3:]]
