@@ -395,3 +395,71 @@ def test_a_last_request_goes_out_after_the_ones_sent_before_it():
         await asyncio.sleep(0.01)
         fut.cancel()
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_owner_alone_starts_the_table_and_its_game_replaces_the_waiting_room(tmp_path, lang):
+    """Issue 31 point 1: the owner presses Enter on Start with a seat still open — the
+    table starts (the open seat played by the takeover AI) and the owner's waiting room
+    gives way to the game (it stayed on screen, the game running beneath it)."""
+
+    async def run():
+        async with Host(tmp_path) as host:
+            ann = _client_app(host, "ann", lang)
+            async with ann.run_test(size=(80, 24)) as pa:
+                await _until_app(pa, lambda: _lobby_ready(ann))
+                await pa.press("c")
+                await _until_app(pa, lambda: type(ann.screen).__name__.startswith("CreateScreen"))
+                await pa.press("end", "enter")
+                await _until_app(pa, lambda: isinstance(ann.screen, WaitingScreen) and ann.screen.owner())
+                table = next(iter(host.server.tables.values()))
+                assert table.waiting and table.slots[1].kind == "open"
+                await pa.pause(2.0)
+                await pa.press("enter")                           # Start (the cursor is on it)
+                await _until_app(pa, lambda: not table.waiting)
+                await _until_app(pa, lambda: _in_game(ann))
+                assert not any(isinstance(s, WaitingScreen) for s in ann.screen_stack)
+                assert any(TEXT[lang]["begins"] in line for line in _log(ann))
+    asyncio.run(run())
+
+
+def test_a_views_error_does_not_end_the_clients_reading():
+    """A message handler that raises (a view's bug) no longer ends the client's read loop:
+    the exception went up through it and the client heard nothing more from the server
+    — the owner's waiting room stayed up while the game ran (issue 31, found in tmux)."""
+    from tactical_tui.net.client import Client
+    got = []
+
+    def handler(msg) -> None:
+        got.append(msg["t"])
+        if len(got) == 1:
+            raise RuntimeError("a view's bug")
+
+    client = Client("127.0.0.1", 1, "ann", "en", on_message=handler)
+    client._dispatch({"t": "chat", "table": "abcd1234", "seat": 0, "name": "bob", "text": "hi"})
+    client._dispatch({"t": "bye", "code": "server_stopping"})
+    assert got == ["chat", "bye"] and client.handler_errors == 1
+    assert isinstance(client.last_handler_error, RuntimeError)
+
+
+def test_the_waiting_room_is_not_drawn_before_it_is_composed(tmp_path):
+    """`waiting_refresh` while the waiting room had its top bar but not yet its body (a
+    `seats` message came in that moment: seen in tmux, about one start in ten) raised
+    NoMatches — which ended the client's read loop (test above). A room whose parts are
+    not all there is left for its mount to draw (the state stood in for by removing a
+    part: the moment itself is a race)."""
+    from textual.widgets import Static
+    from tactical_tui.screens.online.waiting import wait_at, waiting_refresh
+
+    async def run():
+        async with Host(tmp_path) as host:
+            ann = _client_app(host, "ann", "en")
+            async with ann.run_test(size=(80, 24)) as pa:
+                await _until_app(pa, lambda: _lobby_ready(ann))
+                wait_at(ann, "abcd1234", 0)
+                await _until_app(pa, lambda: isinstance(ann.screen, WaitingScreen)
+                                 and ann.screen.query("#wait-info"))
+                await ann.screen.query_one("#wait-info", Static).remove()
+                assert ann.screen.query("#topbar") and not ann.screen.query("#wait-info")
+                assert waiting_refresh(ann)          # (raised NoMatches before)
+    asyncio.run(run())

@@ -137,6 +137,8 @@ class Client:
         self.watching: dict = {}                   # table -> join code or None
         self.rejoin_problems: list = []            # (table, Refusal) of the last reconnect
         self.bad_messages = 0                      # server messages that failed the check
+        self.handler_errors = 0                    # messages whose on_message raised
+        self.last_handler_error: Optional[BaseException] = None
         self._next_id = 0
         self._pending: dict[int, asyncio.Future] = {}
         self._reader: Optional[asyncio.StreamReader] = None
@@ -302,7 +304,14 @@ class Client:
         if kind == "bye":
             self.bye = msg.get("code")
         if self.on_message is not None:
-            self.on_message(msg)
+            try:
+                self.on_message(msg)
+            except Exception as exc:  # noqa: BLE001 - a view's bug: the connection goes on
+                # (raised here it ended the read loop, silently: the client heard nothing
+                # more from the server — a table started and its owner's screen stayed in
+                # the waiting room; kept for a test or a debugger, not printed over the game)
+                self.handler_errors += 1
+                self.last_handler_error = exc
 
     async def _reconnect(self) -> bool:
         """Try again after each back-off delay; True once connected and re-seated."""

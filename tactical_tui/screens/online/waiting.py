@@ -145,8 +145,9 @@ class WaitingScreen(MenuScreen):
         return out
 
     def refresh_view(self) -> None:
-        if not self.is_attached or not self.query("#topbar"):
-            return
+        if not self.is_attached or any(not self.query(part) for part in
+                                       ("#topbar", "#wait-info", "#form", "#wait-chat")):
+            return                       # (not composed yet: on_mount draws it)
         self.refresh_bindings()          # the owner may have changed: ←→ shown or not
         facts = self.facts()
         session = self.app.session
